@@ -1,0 +1,11 @@
+"""superpos: predict the structure of the formula behind a data set."""
+from .basis import Basis, BasisFunction, register_function
+from .corpus import Corpus, generate_corpus
+from .exceptions import SuperposError
+from .features import DatasetFeatures
+from .predictor import StructurePredictor
+
+__version__ = "0.1.0"
+
+__all__ = ["Basis", "BasisFunction", "Corpus", "DatasetFeatures", "StructurePredictor", "SuperposError",
+           "generate_corpus", "register_function", "__version__"]

@@ -1,0 +1,241 @@
+"""Corpus generator: random admissible trees and the data sets they produce.
+
+Trees are drawn top-down from a prior over the basis (each function's ``weight``,
+inner functions damped with depth), constants drawn at random, then the formula is
+canonicalised through sympy (x + x and 2*x become one label). Input points are drawn
+uniformly in a random range per variable. Non-finite, constant, huge and duplicate
+formulas (same values on fixed probe points) are rejected.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from .basis import Basis
+from .exceptions import NotRepresentable, SuperposError
+from .tree import canonicalize, evaluate, tree_depth
+
+__all__ = ["Corpus", "generate_corpus", "sample_tree"]
+
+CORPUS_FORMAT = 1
+_PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
+_MAX_ABS = 1e6
+
+
+@dataclass
+class Corpus:
+    """Pairs (data set, tree), stored flat: data sets may have different numbers of points.
+
+    ``trees[k]`` is the canonical prefix tree of formula k, ``constants[k]`` the values of
+    its ``c`` leaves, ``dataset(k)`` its points (X (n, m), y (n,)).
+    """
+
+    basis: Basis
+    tree_flat: np.ndarray
+    tree_offsets: np.ndarray
+    const_flat: np.ndarray
+    const_offsets: np.ndarray
+    X_flat: np.ndarray
+    y_flat: np.ndarray
+    point_offsets: np.ndarray
+    max_depth: int = 5
+    max_size: int = 12
+
+    def __len__(self) -> int:
+        return len(self.tree_offsets) - 1
+
+    @property
+    def trees(self) -> list[np.ndarray]:
+        o = self.tree_offsets
+        return [self.tree_flat[o[k]:o[k + 1]] for k in range(len(self))]
+
+    @property
+    def constants(self) -> list[np.ndarray]:
+        o = self.const_offsets
+        return [self.const_flat[o[k]:o[k + 1]] for k in range(len(self))]
+
+    def dataset(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.point_offsets[k], self.point_offsets[k + 1]
+        return self.X_flat[a:b], self.y_flat[a:b]
+
+    @property
+    def datasets(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [self.dataset(k) for k in range(len(self))]
+
+    def subset(self, index) -> "Corpus":
+        """A new corpus with the formulas ``index`` (array of positions or a slice)."""
+        idx = np.arange(len(self))[index]
+        return Corpus.from_lists(self.basis, [self.trees[k] for k in idx], [self.constants[k] for k in idx],
+                                 [self.dataset(k) for k in idx], self.max_depth, self.max_size)
+
+    @classmethod
+    def from_lists(cls, basis, trees, constants, datasets, max_depth=5, max_size=12) -> "Corpus":
+        def flat(parts, dtype, width=None):
+            parts = [np.asarray(p, dtype=dtype) for p in parts]
+            off = np.zeros(len(parts) + 1, dtype=np.int64)
+            off[1:] = np.cumsum([len(p) for p in parts])
+            empty = np.empty((0,) if width is None else (0, width), dtype=dtype)
+            return (np.concatenate(parts) if parts else empty), off
+
+        m = basis.n_variables
+        tf, to = flat(trees, np.int64)
+        cf, co = flat(constants, np.float64)
+        Xf, po = flat([np.asarray(X, dtype=np.float64).reshape(len(X), -1) for X, _ in datasets], np.float64, m)
+        yf, _ = flat([y for _, y in datasets], np.float64)
+        return cls(basis, tf, to, cf, co, Xf, yf, po, int(max_depth), int(max_size))
+
+    def save(self, path) -> None:
+        """Write an ``.npz`` (no pickle) atomically."""
+        from .persist import atomic_write_npz
+
+        meta = {"format": "superpos-corpus", "version": CORPUS_FORMAT, "basis": self.basis.to_list(),
+                "max_depth": self.max_depth, "max_size": self.max_size}
+        atomic_write_npz(path, meta=np.array(json.dumps(meta)), tree_flat=self.tree_flat,
+                         tree_offsets=self.tree_offsets, const_flat=self.const_flat,
+                         const_offsets=self.const_offsets, X_flat=self.X_flat, y_flat=self.y_flat,
+                         point_offsets=self.point_offsets)
+
+    @classmethod
+    def load(cls, path) -> "Corpus":
+        from .persist import read_npz
+
+        z, meta = read_npz(path, "superpos-corpus", CORPUS_FORMAT)
+        return cls(Basis(meta["basis"]), *(z[k] for k in ("tree_flat", "tree_offsets", "const_flat",
+                                                            "const_offsets", "X_flat", "y_flat",
+                                                            "point_offsets")),
+                   max_depth=meta["max_depth"], max_size=meta["max_size"])
+
+
+def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,
+                n_variables: int | None = None) -> np.ndarray:
+    """One random admissible tree: at depth d an inner function has weight
+    ``weight * depth_decay**(d - 1)``; at max_depth only leaves are drawn."""
+    ar = basis.arities
+    m = basis.n_variables if n_variables is None else n_variables
+    w = basis.weights.copy()
+    w[0] = 0.0
+    for k, f in enumerate(basis.functions):
+        if f.kind == "variable" and f.index >= m:
+            w[k] = 0.0
+    inner = ar > 0
+    out: list[int] = []
+    stack = [1]
+    while stack:
+        d = stack.pop()
+        p = w * np.where(inner, depth_decay ** (d - 1) if d < max_depth else 0.0, 1.0)
+        c = int(rng.choice(len(p), p=p / p.sum()))
+        out.append(c)
+        stack.extend([d + 1] * int(ar[c]))
+    return np.array(out, dtype=np.int64)
+
+
+def _sample_range(rng: np.random.Generator) -> tuple[float, float]:
+    u = rng.random()
+    if u < 0.4:
+        a = rng.uniform(1.0, 5.0)
+        return -a, a
+    if u < 0.8:
+        lo = rng.choice([0.0, 0.0, rng.uniform(0.0, 2.0)])
+        return lo, lo + rng.uniform(1.0, 8.0)
+    lo = rng.uniform(-6.0, 2.0)
+    return lo, lo + rng.uniform(1.0, 8.0)
+
+
+def _sample_constant(rng: np.random.Generator) -> float:
+    return float(np.round(rng.choice([-1.0, 1.0]) * rng.uniform(0.3, 3.0), 2))
+
+
+def _fingerprint(tree, consts, basis: Basis, m: int):
+    X = np.stack([np.roll(_PROBE, k) for k in range(m)], axis=1)
+    v = evaluate(tree, basis, X, consts)
+    if not np.all(np.isfinite(v)):
+        v = np.where(np.isfinite(v), v, 0.0)
+    return tuple(np.round(v, 6).tolist())
+
+
+def _generate_chunk(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,
+                    min_size):
+    basis = Basis(basis_names)
+    rng = np.random.default_rng(seed)
+    trees, consts, data, prints = [], [], [], []
+    tries = 0
+    while len(trees) < n and tries < 200 * n + 1000:
+        tries += 1
+        m = n_variables if isinstance(n_variables, int) else int(rng.integers(n_variables[0], n_variables[1] + 1))
+        raw = sample_tree(basis, rng, max_depth, depth_decay, m)
+        c = [_sample_constant(rng) for _ in range(int(np.sum(raw == basis.constant)))]
+        try:
+            t, cs = canonicalize(raw, basis, c)
+        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+            continue  # sympy's own limits on exotic expressions also reject the draw
+        cs = np.array([float(v) for v in cs], dtype=np.float64)
+        if not (min_size <= t.size <= max_size) or tree_depth(t, basis.arities) > max_depth:
+            continue
+        used = {basis.functions[k].index for k in t if basis.functions[k].kind == "variable"}
+        if not used:
+            continue
+        n_pts = n_points if isinstance(n_points, int) else int(rng.integers(n_points[0], n_points[1] + 1))
+        ranges = [_sample_range(rng) for _ in range(m)]
+        X = np.column_stack([rng.uniform(lo, hi, n_pts) for lo, hi in ranges])
+        y = evaluate(t, basis, X, cs)
+        if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > _MAX_ABS:
+            continue
+        if np.std(y) <= 1e-8 * (1.0 + np.mean(np.abs(y))):
+            continue
+        trees.append(t)
+        consts.append(cs)
+        data.append((X, y))
+        prints.append(_fingerprint(t, cs, basis, basis.n_variables))
+    return trees, consts, data, prints
+
+
+def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_depth: int = 5,
+                    max_size: int = 12, min_size: int = 1, n_points=(20, 200), n_variables=None,
+                    depth_decay: float = 0.75, max_skeleton_share: float = 0.01, n_jobs: int = 1,
+                    chunk_size: int = 500) -> Corpus:
+    """Generate ``n_formulas`` distinct (data set, canonical tree) pairs.
+
+    ``n_points`` is an int or an inclusive range (lo, hi) drawn per data set;
+    ``n_variables`` (default: all of the basis's) an int or a range. No skeleton (tree
+    up to constant values) takes more than ``max_skeleton_share`` of the corpus, so
+    that c*x1, the limit of many random trees, does not dominate. Work is split in
+    chunks of fixed seeds, so the result depends on ``random_state`` only, not on
+    ``n_jobs``.
+    """
+    if n_formulas < 1:
+        raise SuperposError("n_formulas must be >= 1")
+    if not any(f.kind == "variable" for f in basis.functions):
+        raise SuperposError("the basis has no variable")
+    nv = basis.n_variables if n_variables is None else n_variables
+    ss = np.random.SeedSequence(np.random.default_rng(random_state).integers(2**63))
+    trees, consts, data = [], [], []
+    seen: set = set()
+    per_skeleton: dict = {}
+    cap = max(1, int(np.ceil(max_skeleton_share * n_formulas)))
+    n_chunks_done = 0
+    rounds = 0
+    while len(trees) < n_formulas:
+        rounds += 1
+        if rounds > 50:
+            raise SuperposError("could not generate enough distinct formulas: relax the limits or the basis")
+        need = n_formulas - len(trees)
+        n_chunks = max(1, -(-int(need * 1.05) // chunk_size))
+        seeds = ss.spawn(n_chunks)
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_generate_chunk)(basis.to_list(), s, chunk_size, max_depth, max_size, n_points, nv,
+                                     depth_decay, min_size) for s in seeds)
+        n_chunks_done += n_chunks
+        for t_, c_, d_, p_ in parts:
+            for t, c, d, p in zip(t_, c_, d_, p_):
+                key = t.tobytes()
+                if p in seen or len(trees) >= n_formulas or per_skeleton.get(key, 0) >= cap:
+                    continue
+                seen.add(p)
+                per_skeleton[key] = per_skeleton.get(key, 0) + 1
+                trees.append(t)
+                consts.append(c)
+                data.append(d)
+    return Corpus.from_lists(basis, trees, consts, data, max_depth, max_size)

@@ -1,0 +1,94 @@
+"""The decoder: the best (or k best) admissible trees under additive edge scores.
+
+The scores are a tensor S[d, g, i, p, j] (see :mod:`superpos._kernels`): log theta for
+the likelihood model, w . phi(x) plus loss terms for the S-SVM tree model. Lower-rank
+inputs are accepted and broadcast: (H, H) parent-only scores as in seed 003,
+(D, H, A, H) for parent + position + depth, (D, H, H, A, H) with the grandparent.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels
+from .exceptions import SuperposError
+from .tree import edge_contexts
+
+__all__ = ["as_score_tensor", "decode_best", "decode_kbest", "decode_seed", "score_tree"]
+
+
+def as_score_tensor(S: np.ndarray) -> np.ndarray:
+    """Return S as a C-contiguous float64 array of shape (Dd, G, H, A, H)."""
+    S = np.asarray(S, dtype=np.float64)
+    if S.ndim == 2:
+        S = S[None, None, :, None, :]
+    elif S.ndim == 4:
+        S = S[:, None]
+    elif S.ndim != 5:
+        raise SuperposError(f"score tensor must have 2, 4 or 5 axes, got shape {S.shape}")
+    if S.shape[2] != S.shape[4] or S.shape[1] not in (1, S.shape[2]):
+        raise SuperposError(f"score tensor shape {S.shape} does not match (D, G, H, A, H)")
+    if np.isnan(S).any():
+        raise SuperposError("score tensor contains NaN")
+    return np.ascontiguousarray(S)
+
+
+def _check_arities(arities, H: int) -> np.ndarray:
+    arities = np.ascontiguousarray(arities, dtype=np.int64)
+    if arities.shape != (H,):
+        raise SuperposError(f"arity vector has shape {arities.shape}, expected ({H},)")
+    if arities[0] != 1:
+        raise SuperposError("colour 0 must be the identity root h0 of arity 1")
+    if not np.any(arities[1:] == 0):
+        raise SuperposError("the basis has no zero-arity function (variable, constant or number): no finite tree exists")
+    return arities
+
+
+def decode_best(S, arities, max_depth: int) -> tuple[float, np.ndarray]:
+    """The highest-scoring admissible tree of depth <= max_depth: (score, prefix tree).
+
+    best[d][i] = sum_p max_j (S[d, i, p, j] + best[d + 1][j]); O(D |H|^2 A), times |H|
+    with a grandparent axis.
+    """
+    S = as_score_tensor(S)
+    arities = _check_arities(arities, S.shape[2])
+    if max_depth < 1:
+        raise SuperposError("max_depth must be >= 1")
+    value, tree = _kernels.tree_dp(S, arities, int(max_depth))
+    if tree.size == 0:
+        raise SuperposError(f"no admissible tree of depth <= {max_depth} has a finite score")
+    return float(value), tree
+
+
+def decode_kbest(S, arities, max_depth: int, k: int) -> list[tuple[float, np.ndarray]]:
+    """The k highest-scoring admissible trees, best first, each once: [(score, tree)].
+
+    Fewer than k come back when fewer trees exist."""
+    S = as_score_tensor(S)
+    arities = _check_arities(arities, S.shape[2])
+    if max_depth < 1 or k < 1:
+        raise SuperposError("max_depth and k must be >= 1")
+    values, flat, offsets = _kernels.tree_kbest(S, arities, int(max_depth), int(k))
+    if values.size == 0:
+        raise SuperposError(f"no admissible tree of depth <= {max_depth} has a finite score")
+    return [(float(values[r]), flat[offsets[r]:offsets[r + 1]].copy()) for r in range(values.size)]
+
+
+def decode_seed(L, arities, max_nodes: int = 10_000) -> tuple[float, np.ndarray]:
+    """Seed 003's iterative algorithm on parent-only log-probabilities L (H, H) <= 0."""
+    L = np.ascontiguousarray(L, dtype=np.float64)
+    if L.ndim != 2 or L.shape[0] != L.shape[1]:
+        raise SuperposError(f"parent-only scores must be a square matrix, got shape {L.shape}")
+    if np.isnan(L).any() or np.any(L > 0):
+        raise SuperposError("the seed's algorithm needs log-probabilities (all scores <= 0); use decode_best with a depth bound")
+    arities = _check_arities(arities, L.shape[0])
+    value, tree = _kernels.seed_decode(L, arities, int(max_nodes))
+    if tree.size == 0:
+        raise SuperposError("no admissible tree with a finite score and at most max_nodes nodes")
+    return float(value), tree
+
+
+def score_tree(S, arities, tree) -> float:
+    """Sum of S over the edges of ``tree`` (the root edge included)."""
+    S = as_score_tensor(S)
+    arities = np.asarray(arities, dtype=np.int64)
+    return float(_kernels.tree_scores(S, arities, edge_contexts(tree, arities)))

@@ -1,0 +1,218 @@
+"""The feature map phi: a data set (X (n, m), y (n,)) of any n >= 5 -> a fixed vector.
+
+Every feature is a function of the set of points, so phi is invariant to row order.
+Per input variable (up to ``max_variables``; absent ones are zero) phi holds the
+curve of y against that variable resampled on a fixed grid (standardised, with its
+differences and Fourier magnitudes), the goodness of fit of y against transformed
+inputs (x, x^2, x^3, sin x, cos x, exp x, log|x|, sqrt|x|, 1/x) and of polynomials of
+degree 1-4, and a log-log slope; globally, the scale and shape of y.
+"""
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from .exceptions import SuperposError
+
+__all__ = ["DatasetFeatures", "check_dataset"]
+
+_TRANSFORMS = (
+    lambda x: x,
+    lambda x: x**2,
+    lambda x: x**3,
+    np.sin,
+    np.cos,
+    lambda x: np.exp(np.clip(x, -30, 30)),
+    lambda x: np.log(np.abs(x) + 1e-12),
+    lambda x: np.sqrt(np.abs(x)),
+    lambda x: 1.0 / np.where(np.abs(x) < 1e-6, 1e-6, x),
+)
+
+
+def slog(v):
+    """Signed log: sign(v) log(1 + |v|), a scale-compressing map that keeps sign."""
+    return np.sign(v) * np.log1p(np.abs(v))
+
+
+def check_dataset(X, y, min_points: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one data set; returns float64 arrays X (n, m), y (n,)."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise SuperposError(f"X must be (n, m) and y (n,) with the same n; got {X.shape} and {y.shape}")
+    if X.shape[0] < min_points:
+        raise SuperposError(f"a data set needs at least {min_points} points, got {X.shape[0]}")
+    if X.shape[1] < 1:
+        raise SuperposError("the data set has no input variable")
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        raise SuperposError("the data contain NaN or infinite values; remove those rows")
+    if np.max(np.abs(y)) > 1e300 or np.max(np.abs(X)) > 1e300:
+        raise SuperposError("the data contain values beyond 1e300; rescale them")
+    return X, y
+
+
+def _r2_score_fit(A, y, yc_ss):
+    """1 - RSS / TSS of the least-squares fit y ~ A (A includes the intercept column)."""
+    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+    r = y - A @ coef
+    return 1.0 - float(r @ r) / yc_ss
+
+
+def _fit_quality(r2):
+    """-log10(1 - R^2), clipped to [0, 12]: separates 0.99 from 0.999999."""
+    return float(np.clip(-np.log10(np.clip(1.0 - r2, 1e-12, 1.0)), 0.0, 12.0))
+
+
+def _sign_changes(v, tol=1e-9):
+    """Sign changes along v, ignoring entries within tol of zero (rounding noise)."""
+    s = np.sign(v[np.abs(v) > tol])
+    return float(np.sum(s[1:] != s[:-1]))
+
+
+class DatasetFeatures(TransformerMixin, BaseEstimator):
+    """phi(x): scikit-learn transformer over a list of data sets [(X, y), ...].
+
+    Parameters
+    ----------
+    n_grid : points of the resampled curve per variable.
+    max_variables : variables covered; data sets with more raise an error.
+    n_jobs : parallel workers for large lists (joblib).
+    """
+
+    def __init__(self, n_grid: int = 24, max_variables: int = 3, n_jobs: int = 1):
+        self.n_grid = n_grid
+        self.max_variables = max_variables
+        self.n_jobs = n_jobs
+
+    def fit(self, datasets=None, y=None):
+        self.n_features_out_ = len(self._names())
+        return self
+
+    def _names(self) -> list[str]:
+        g = self.n_grid
+        per = ([f"curve{k}" for k in range(g)] + [f"diff{k}" for k in range(g - 1)]
+               + [f"fft{k}" for k in range(6)] + [f"fit{k}" for k in range(len(_TRANSFORMS))]
+               + [f"poly{k}" for k in range(1, 5)]
+               + ["lo", "hi", "y_lo", "y_hi", "y_0", "loglog_slope", "loglog_fit", "mono", "sign_changes",
+                  "curv_changes", "even", "odd"])
+        names = [f"x{v + 1}_{n}" for v in range(self.max_variables) for n in per]
+        glob = ["m", "log_n", "y_mean", "y_std", "y_min", "y_max", "y_med", "y_pos", "y_skew", "y_kurt",
+                "y_intlike", "y_logstd", "linear_all", "quad_all"]
+        pair = [f"pair{a}{b}_{k}" for a in range(self.max_variables) for b in range(a + 1, self.max_variables)
+                for k in ("prod", "ratio", "sum")]
+        return names + glob + pair
+
+    def get_feature_names_out(self, input_features=None):
+        return np.array(self._names(), dtype=object)
+
+    def transform(self, datasets) -> np.ndarray:
+        if hasattr(datasets, "datasets"):
+            datasets = datasets.datasets
+        datasets = list(datasets)
+        if self.n_jobs == 1 or len(datasets) < 2000:
+            rows = [self.transform_one(X, y) for X, y in datasets]
+        else:
+            chunks = [datasets[k:k + 1000] for k in range(0, len(datasets), 1000)]
+            parts = Parallel(n_jobs=self.n_jobs)(delayed(self._block)(c) for c in chunks)
+            rows = [r for p in parts for r in p]
+        return np.array(rows, dtype=np.float64).reshape(len(datasets), -1)
+
+    def _block(self, datasets):
+        return [self.transform_one(X, y) for X, y in datasets]
+
+    def transform_one(self, X, y) -> np.ndarray:
+        X, y = check_dataset(X, y)
+        n, m = X.shape
+        if m > self.max_variables:
+            raise SuperposError(f"the data set has {m} variables; this feature map covers at most {self.max_variables}")
+        mu = float(np.mean(y))
+        sd = float(np.std(y))
+        scale = sd if sd > 1e-12 * (1.0 + abs(mu)) else 1.0
+        z = (y - mu) / scale
+        zss = float(z @ z) if sd > 0 else 1.0
+        if zss <= 0:
+            zss = 1.0
+        per_var = []
+        for v in range(self.max_variables):
+            per_var.append(self._variable_block(X[:, v], y, z, zss, m) if v < m else
+                           np.zeros(self._block_len()))
+        zc = z - z.mean()
+        skew = float(np.mean(zc**3))
+        kurt = float(np.mean(zc**4))
+        ones = np.ones(n)
+        lin = _fit_quality(_r2_score_fit(np.column_stack([ones, X]), z, zss))
+        quad = _fit_quality(_r2_score_fit(np.column_stack([ones, X, X**2]), z, zss)) if n > 2 * m + 2 else 0.0
+        glob = [m, np.log(n), slog(mu), np.log1p(sd), slog(y.min()), slog(y.max()), slog(np.median(y)),
+                np.mean(y > 0), np.clip(skew, -20, 20), np.log1p(kurt),
+                float(np.mean(np.abs(y - np.round(y)) < 1e-9)), np.log10(sd + 1e-300)]
+        glob += [lin, quad]
+        pair = []
+        for a in range(self.max_variables):
+            for b in range(a + 1, self.max_variables):
+                if b < m:
+                    xa, xb = X[:, a], X[:, b]
+                    cols = (xa * xb, xa / np.where(np.abs(xb) < 1e-6, 1e-6, xb), xa + xb)
+                    pair += [_fit_quality(_r2_score_fit(np.column_stack([ones, c]), z, zss)) for c in cols]
+                else:
+                    pair += [0.0, 0.0, 0.0]
+        return np.concatenate([*per_var, np.asarray(glob, dtype=np.float64), np.asarray(pair, dtype=np.float64)])
+
+    def _block_len(self) -> int:
+        return 2 * self.n_grid - 1 + 6 + len(_TRANSFORMS) + 4 + 12
+
+    def _variable_block(self, x, y, z, zss, m) -> np.ndarray:
+        n = x.size
+        order = np.lexsort((z, x))
+        xs, zs = x[order], z[order]
+        if m > 1:
+            w = max(1, n // 10)
+            kernel = np.ones(w) / w
+            zs = np.convolve(np.pad(zs, (w // 2, w - 1 - w // 2), mode="edge"), kernel, mode="valid")
+        lo, hi = float(xs[0]), float(xs[-1])
+        width = hi - lo
+        grid = np.linspace(lo, hi, self.n_grid)
+        curve = np.interp(grid, xs, zs) if width > 0 else np.zeros(self.n_grid)
+        diff = np.diff(curve)
+        fft = np.abs(np.fft.rfft(curve - curve.mean()))[1:7]
+        fft = fft / (np.linalg.norm(fft) + 1e-12)
+        ones = np.ones(n)
+        with np.errstate(all="ignore"):
+            fits = []
+            for f in _TRANSFORMS:
+                t = f(x)
+                fits.append(_fit_quality(_r2_score_fit(np.column_stack([ones, t]), z, zss))
+                            if np.all(np.isfinite(t)) and np.std(t) > 0 else 0.0)
+            u = (x - (lo + hi) / 2) / (width / 2 if width > 0 else 1.0)
+            poly = [_fit_quality(_r2_score_fit(np.vander(u, deg + 1), z, zss)) if n > deg + 1 else 0.0
+                    for deg in range(1, 5)]
+            ax = np.abs(x) > 1e-3
+            ay = np.abs(y) > 1e-12
+            sel = ax & ay
+            if sel.sum() >= 3 and np.std(np.log(np.abs(x[sel]))) > 0:
+                lx, ly = np.log(np.abs(x[sel])), np.log(np.abs(y[sel]))
+                A = np.column_stack([np.ones(lx.size), lx])
+                coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+                r = ly - A @ coef
+                tss = float(((ly - ly.mean()) ** 2).sum())
+                slope = float(np.clip(coef[1], -10, 10))
+                llfit = _fit_quality(1.0 - float(r @ r) / tss) if tss > 0 else 12.0
+            else:
+                slope, llfit = 0.0, 0.0
+        y0 = float(np.interp(0.0, xs, zs)) if lo <= 0.0 <= hi else 0.0
+        mono = float(np.mean(np.sign(diff))) if diff.size else 0.0
+        sign_changes = _sign_changes(curve)
+        curv_changes = _sign_changes(np.diff(diff))
+        if lo < 0 < hi:
+            r = min(-lo, hi)
+            g = np.linspace(0, r, 8)
+            a, b = np.interp(g, xs, zs), np.interp(-g, xs, zs)
+            even = float(np.mean(np.abs(a - b)))
+            odd = float(np.mean(np.abs(a + b)))
+        else:
+            even = odd = -1.0
+        scal = [slog(lo), slog(hi), curve[0], curve[-1], y0, slope, llfit, mono, sign_changes, curv_changes,
+                even, odd]
+        return np.concatenate([curve, diff, fft, fits, poly, np.asarray(scal, dtype=np.float64)])

@@ -1,0 +1,219 @@
+"""StructurePredictor: data set -> theta(x) -> best admissible tree -> sympy skeleton."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import sympy
+from sklearn.base import BaseEstimator, clone
+
+from .basis import Basis
+from .corpus import Corpus
+from .decode import decode_best, decode_kbest, decode_seed
+from .edges import (CONTEXTS, classifier_from_arrays, classifier_to_arrays, context_block, context_grid,
+                    export_classifier, tensor_shape, training_contexts)
+from .exceptions import SuperposError
+from .features import DatasetFeatures, check_dataset
+from .persist import atomic_write_npz, read_npz
+from .tree import edge_contexts, to_sympy
+
+__all__ = ["StructurePredictor", "default_classifier"]
+
+MODEL_FORMAT = 1
+
+
+def default_classifier(random_state=None):
+    """Gradient boosting on histograms: the default edge classifier (chosen by measurement,
+    see the README)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.15, max_leaf_nodes=63,
+                                          min_samples_leaf=40, l2_regularization=1.0, early_stopping=True,
+                                          validation_fraction=0.05, n_iter_no_change=10,
+                                          random_state=random_state)
+
+
+def _as_training_set(corpus, trees):
+    if isinstance(corpus, Corpus):
+        if trees is not None:
+            raise SuperposError("pass either a Corpus or (datasets, trees), not both")
+        return corpus.basis, corpus.datasets, corpus.trees, corpus.max_depth
+    if trees is None:
+        raise SuperposError("fit needs a Corpus or (datasets, trees)")
+    datasets = list(corpus)
+    trees = [np.asarray(t, dtype=np.int64) for t in trees]
+    if len(datasets) != len(trees):
+        raise SuperposError(f"{len(datasets)} data sets but {len(trees)} trees")
+    return None, datasets, trees, None
+
+
+class StructurePredictor(BaseEstimator):
+    """Predict the formula tree behind a data set (seed 003's two stages).
+
+    theta[d, g, i, p, j](x) = P(child colour j | context, phi(x)) comes from one
+    scikit-learn classifier trained on one row per edge of the corpus trees; the
+    prediction maximises sum over edges of (log theta + size_bonus) by the tree DP.
+
+    Parameters
+    ----------
+    basis : Basis or None (taken from the corpus).
+    context : "parent" (seed 003; decoded by the seed's iterative algorithm),
+        "parent+position+depth" (default) or "grandparent+parent+position+depth".
+    max_depth : deepest tree the decoder builds (default: the corpus's).
+    classifier : any scikit-learn classifier with predict_proba (default: gradient boosting).
+    features : the feature map phi, a transformer over lists of data sets.
+    size_bonus : added to every edge's log-probability; > 0 favours larger trees.
+    floor : probability given to colours the classifier never saw in a context.
+    """
+
+    def __init__(self, basis: Basis | None = None, context: str = "parent+position+depth",
+                 max_depth: int | None = None, classifier=None, features=None, size_bonus: float = 0.0,
+                 floor: float = 1e-4, random_state=None, n_jobs: int = 1):
+        self.basis = basis
+        self.context = context
+        self.max_depth = max_depth
+        self.classifier = classifier
+        self.features = features
+        self.size_bonus = size_bonus
+        self.floor = floor
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, corpus, trees=None) -> "StructurePredictor":
+        """Train on a :class:`Corpus`, or on a list of data sets [(X, y), ...] and their trees."""
+        if self.context not in CONTEXTS:
+            raise SuperposError(f"unknown context {self.context!r}; choose one of {', '.join(CONTEXTS)}")
+        cbasis, datasets, trees, cdepth = _as_training_set(corpus, trees)
+        basis = self.basis or cbasis
+        if basis is None:
+            raise SuperposError("give a basis: StructurePredictor(basis=Basis.default(...))")
+        if cbasis is not None and self.basis is not None and cbasis != self.basis:
+            raise SuperposError("the corpus was generated over a different basis than the predictor's")
+        rows = [edge_contexts(t, basis.arities) for t in trees]
+        max_depth = int(self.max_depth or cdepth or max(int(r[:, 0].max()) for r in rows))
+        features = clone(self.features) if self.features is not None else DatasetFeatures(n_jobs=self.n_jobs)
+        phi = features.fit_transform(datasets)
+        X, labels = self._edge_rows(phi, rows, basis, max_depth)
+        clf = clone(self.classifier) if self.classifier is not None else default_classifier(self.random_state)
+        clf.fit(X, labels)
+        self.basis_ = basis
+        self.max_depth_ = max_depth
+        self.features_ = features
+        self.classifier_ = export_classifier(clf)[1] if self.classifier is None else clf
+        self.n_features_phi_ = phi.shape[1]
+        self.n_edges_ = len(labels)
+        return self
+
+    def _edge_rows(self, phi, rows, basis, max_depth):
+        counts = np.array([len(r) for r in rows])
+        edges = np.concatenate(rows)
+        keep = edges[:, 0] <= max_depth
+        ctx = training_contexts(edges, self.context)
+        X = np.hstack([np.repeat(phi, counts, axis=0), context_block(ctx, basis, self.context)])
+        return X[keep], edges[keep, 4]
+
+    # --------------------------------------------------------------- prediction
+    def _check_fitted(self):
+        if not hasattr(self, "classifier_"):
+            raise SuperposError("this StructurePredictor is not fitted: call fit(corpus) or load a model")
+
+    def log_theta(self, datasets) -> np.ndarray:
+        """log theta for a list of data sets: shape (B, Dd, G, H, A, H)."""
+        self._check_fitted()
+        basis, mode = self.basis_, self.context
+        phi = self.features_.transform(list(datasets))
+        grid = context_grid(basis, self.max_depth_, mode)
+        block = context_block(grid, basis, mode)
+        B, C = phi.shape[0], len(grid)
+        X = np.hstack([np.repeat(phi, C, axis=0), np.tile(block, (B, 1))])
+        proba = self.classifier_.predict_proba(X)
+        H = len(basis)
+        full = np.full((B * C, H), self.floor)
+        full[:, np.asarray(self.classifier_.classes_, dtype=np.int64)] = np.maximum(proba, self.floor)
+        full[:, 0] = 0.0
+        full /= full.sum(axis=1, keepdims=True)
+        shape = tensor_shape(basis, self.max_depth_, mode)
+        out = np.full((B, *shape), np.log(1.0 / H))
+        logp = np.log(np.where(full > 0, full, 1.0))
+        logp[:, 0] = -np.inf
+        d, g, i, p = grid[:, 0] - 1, grid[:, 1], grid[:, 2], grid[:, 3]
+        out[:, d, g, i, p, :] = logp.reshape(B, C, H)
+        out[..., 0] = -np.inf
+        return out
+
+    def predict_proba(self, X, y) -> np.ndarray:
+        """theta(x) for one data set, shape (Dd, G, H, A, H): the probability of each child
+        colour j in each context (depth d - 1, grandparent g, parent i, position p)."""
+        X, y = check_dataset(X, y)
+        return np.exp(self.log_theta([(X, y)])[0])
+
+    def _scores(self, L):
+        return L + self.size_bonus if self.size_bonus else L
+
+    def decode(self, L: np.ndarray, k: int = 1) -> list[tuple[float, np.ndarray]]:
+        """The k best trees under one log-theta tensor: [(log-likelihood + bonus, tree)]."""
+        S = self._scores(L)
+        ar = self.basis_.arities
+        if k == 1 and self.context == "parent" and self.size_bonus <= 0:
+            return [decode_seed(S[0, 0, :, 0, :], ar)]
+        if k == 1:
+            return [decode_best(S, ar, self.max_depth_)]
+        return decode_kbest(S, ar, self.max_depth_, k)
+
+    def predict_trees(self, datasets, k: int = 1) -> list[list[tuple[float, np.ndarray]]]:
+        """For each data set, its k best trees with their scores."""
+        L = self.log_theta(datasets)
+        return [self.decode(L[b], k) for b in range(L.shape[0])]
+
+    def predict_tree(self, X, y) -> np.ndarray:
+        X, y = check_dataset(X, y)
+        return self.predict_trees([(X, y)])[0][0][1]
+
+    def predict(self, X, y) -> sympy.Expr:
+        """The most likely formula skeleton, its constants as symbols c0, c1, ..."""
+        return to_sympy(self.predict_tree(X, y), self.basis_)
+
+    def score(self, corpus: Corpus, y=None) -> float:
+        """Top-1 skeleton exact-match rate on a corpus."""
+        pred = self.predict_trees(corpus.datasets)
+        return float(np.mean([np.array_equal(p[0][1], t) for p, t in zip(pred, corpus.trees)]))
+
+    def log_likelihood(self, X, y, tree) -> float:
+        """log Q(x, y) = sum over the tree's edges of log theta."""
+        from .decode import score_tree
+
+        X, y = check_dataset(X, y)
+        return score_tree(self.log_theta([(X, y)])[0], self.basis_.arities, tree)
+
+    # -------------------------------------------------------------- persistence
+    def save(self, path) -> None:
+        """Save as ``.npz`` of plain arrays with a JSON header (no pickle), atomically."""
+        self._check_fitted()
+        kind, clf = export_classifier(self.classifier_)
+        f = self.features_
+        if type(f) is not DatasetFeatures:
+            raise SuperposError("only the built-in DatasetFeatures can be saved")
+        meta = {"format": "superpos-model", "version": MODEL_FORMAT, "basis": self.basis_.to_list(),
+                "context": self.context, "max_depth": self.max_depth_, "size_bonus": self.size_bonus,
+                "floor": self.floor, "classifier": kind,
+                "features": {"n_grid": f.n_grid, "max_variables": f.max_variables}}
+        atomic_write_npz(path, meta=np.array(json.dumps(meta)), **classifier_to_arrays(kind, clf))
+
+    @classmethod
+    def load(cls, path) -> "StructurePredictor":
+        """Load a model written by :meth:`save`; executes no code from the file."""
+        arrays, meta = read_npz(path, "superpos-model", MODEL_FORMAT)
+        try:
+            basis = Basis(meta["basis"])
+            feats = DatasetFeatures(**meta["features"]).fit()
+            self = cls(basis=basis, context=meta["context"], max_depth=meta["max_depth"],
+                       size_bonus=meta["size_bonus"], floor=meta["floor"])
+            self.basis_ = basis
+            self.max_depth_ = int(meta["max_depth"])
+            self.features_ = feats
+            self.classifier_ = classifier_from_arrays(meta["classifier"], arrays)
+        except (KeyError, TypeError) as exc:
+            raise SuperposError(f"{path}: damaged model file (missing {exc}); retrain or reinstall it") from None
+        self.n_features_phi_ = feats.n_features_out_
+        return self

@@ -1,0 +1,369 @@
+"""Colored trees as flat prefix arrays of colour ids.
+
+A tree is a 1-d integer array listing the colours of the formula's nodes in
+prefix (pre-order) order; the identity root h0 (colour 0) is implicit above
+the first node. ``add(x1, sin(x1))`` over the default basis is
+``[add, x1, sin, x1]``. Depth counts the nodes on the longest root-to-leaf path
+(a lone leaf has depth 1); size counts the nodes (h0 excluded).
+"""
+from __future__ import annotations
+
+import numpy as np
+import networkx as nx
+import sympy
+
+from .basis import Basis
+from .exceptions import NotRepresentable, SuperposError
+
+__all__ = [
+    "is_admissible", "tree_depth", "tree_size", "edge_contexts", "evaluate", "to_sympy",
+    "from_sympy", "canonicalize", "to_networkx", "edge_vector", "hamming_loss", "to_string",
+    "from_string",
+]
+
+
+def _as_tree(tree) -> np.ndarray:
+    return np.asarray(tree, dtype=np.int64).ravel()
+
+
+def is_admissible(tree, arities: np.ndarray) -> bool:
+    """True when every node has exactly arity(colour) children, leaves are zero-arity
+    and the root h0 does not reappear inside the tree."""
+    t = _as_tree(tree)
+    if t.size == 0 or np.any(t < 1) or np.any(t >= len(arities)):
+        return False
+    need = 1
+    for k, c in enumerate(t):
+        if need == 0:
+            return False
+        need += arities[c] - 1
+    return need == 0
+
+
+def _check(tree, arities) -> np.ndarray:
+    t = _as_tree(tree)
+    if not is_admissible(t, arities):
+        raise SuperposError(f"not an admissible tree: {t.tolist()}")
+    return t
+
+
+def edge_contexts(tree, arities: np.ndarray) -> np.ndarray:
+    """One row per edge (the root edge included): (depth, grandparent, parent, position, child).
+
+    ``depth`` is the child's depth (1 under h0); the grandparent of a depth-1 or depth-2
+    node is h0 (colour 0).
+    """
+    t = _check(tree, arities)
+    rows = np.empty((t.size, 5), dtype=np.int64)
+    # stack of (colour, parent colour, depth, next child position)
+    stack = [[0, 0, 0, 0]]
+    for k, c in enumerate(t):
+        while stack[-1][3] >= arities[stack[-1][0]]:
+            stack.pop()
+        top = stack[-1]
+        rows[k] = (top[2] + 1, top[1], top[0], top[3], c)
+        top[3] += 1
+        stack.append([c, top[0], top[2] + 1, 0])
+    return rows
+
+
+def tree_depth(tree, arities: np.ndarray) -> int:
+    return int(edge_contexts(tree, arities)[:, 0].max())
+
+
+def tree_size(tree) -> int:
+    return int(_as_tree(tree).size)
+
+
+def edge_vector(tree, arities: np.ndarray) -> np.ndarray:
+    """Seed 003's binary vector y_ij = 1 when some edge goes from colour i to colour j
+    (dimension |H|^2, flattened row-major)."""
+    e = edge_contexts(tree, arities)
+    n = len(arities)
+    v = np.zeros(n * n, dtype=np.int8)
+    v[e[:, 2] * n + e[:, 4]] = 1
+    return v
+
+
+def hamming_loss(tree_a, tree_b, arities: np.ndarray) -> int:
+    """Delta(y, y') = sum_ij |y_ij - y'_ij| over the edge-indicator vectors."""
+    return int(np.sum(edge_vector(tree_a, arities) != edge_vector(tree_b, arities)))
+
+
+def _children(t: np.ndarray, arities: np.ndarray):
+    """For each node the list of its children's positions in ``t``."""
+    kids: list[list[int]] = [[] for _ in range(t.size)]
+    stack: list[int] = []
+    for k, c in enumerate(t):
+        if stack:
+            kids[stack[-1]].append(k)
+            while stack and len(kids[stack[-1]]) == arities[t[stack[-1]]]:
+                stack.pop()
+        if arities[c] > 0:
+            stack.append(k)
+    return kids
+
+
+def evaluate(tree, basis: Basis, X: np.ndarray, constants=None) -> np.ndarray:
+    """Evaluate the tree on points X (n, m) with numpy; ``constants`` fill the ``c``
+    leaves in prefix order. Domain errors give NaN or inf, never an exception."""
+    t = _check(tree, basis.arities)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    n = X.shape[0]
+    consts = [] if constants is None else [float(v) for v in np.ravel(constants)]
+    n_c = int(np.sum(t == basis.constant))
+    if len(consts) != n_c:
+        raise SuperposError(f"the tree has {n_c} constants but {len(consts)} values were given")
+    ci = n_c
+    stack: list[np.ndarray] = []
+    with np.errstate(all="ignore"):
+        for c in t[::-1]:
+            f = basis.functions[c]
+            if f.kind == "variable":
+                if f.index >= X.shape[1]:
+                    raise SuperposError(f"the formula uses {f.name} but the data has {X.shape[1]} variables")
+                stack.append(X[:, f.index])
+            elif f.kind == "number":
+                stack.append(np.full(n, f.value))
+            elif f.kind == "constant":
+                ci -= 1
+                stack.append(np.full(n, consts[ci]))
+            else:
+                args = [stack.pop() for _ in range(f.arity)]
+                stack.append(np.asarray(f.numpy(*args), dtype=np.float64))
+    return stack[0]
+
+
+def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
+    """Render the tree as a sympy expression; ``c`` leaves become ``constants`` (numbers)
+    or, when None, the symbols c0, c1, ... in prefix order."""
+    t = _check(tree, basis.arities)
+    n_c = int(np.sum(t == basis.constant))
+    if constants is None:
+        consts = list(sympy.symbols(f"c0:{n_c}")) if n_c else []
+    else:
+        consts = [v if isinstance(v, sympy.Basic) else sympy.Float(float(v)) for v in np.ravel(constants)]
+        if len(consts) != n_c:
+            raise SuperposError(f"the tree has {n_c} constants but {len(consts)} values were given")
+    ci = n_c
+    stack: list[sympy.Expr] = []
+    for c in t[::-1]:
+        f = basis.functions[c]
+        if f.kind == "variable":
+            stack.append(basis.variables[f.index])
+        elif f.kind == "number":
+            stack.append(f.sympy)
+        elif f.kind == "constant":
+            ci -= 1
+            stack.append(consts[ci])
+        else:
+            args = [stack.pop() for _ in range(f.arity)]
+            stack.append(f.sympy(*args))
+    return stack[0]
+
+
+def to_string(tree, basis: Basis) -> str:
+    """Functional notation, e.g. ``add(x1, sin(x1))``."""
+    t = _check(tree, basis.arities)
+    stack: list[str] = []
+    for c in t[::-1]:
+        f = basis.functions[c]
+        args = [stack.pop() for _ in range(f.arity)]
+        stack.append(f"{f.name}({', '.join(args)})" if args else f.name)
+    return stack[0]
+
+
+def from_string(text: str, basis: Basis) -> np.ndarray:
+    """Inverse of :func:`to_string`."""
+    tokens = text.replace("(", " ( ").replace(")", " ) ").replace(",", " ").split()
+    out = [basis.index(tok) for tok in tokens if tok not in "()"]
+    return _check(out, basis.arities)
+
+
+# ---------------------------------------------------------------- sympy -> tree
+
+class _Builder:
+    """Deterministic sympy -> prefix list over a basis (one tree per sympy expression)."""
+
+    def __init__(self, basis: Basis):
+        self.b = basis
+        self.var = {str(v): basis.index(str(v)) for v in basis.variables if basis.has(str(v))}
+        self.consts: list = []
+        self._fclass = {}
+        probe = sympy.Symbol("u")
+        for f in basis.functions:
+            if f.kind == "function" and f.arity == 1 and f.name not in ("neg", "pow2", "pow3", "sqrt", "log"):
+                e = f.sympy(probe)
+                if isinstance(e, sympy.Function) and e.args == (probe,):
+                    self._fclass[e.func] = f.name
+            elif f.kind == "function" and f.arity >= 2 and f.name not in ("add", "sub", "mul", "div"):
+                e = f.sympy(*sympy.symbols(f"u0:{f.arity}"))
+                if isinstance(e, sympy.Function):
+                    self._fclass[e.func] = f.name
+
+    def op(self, name: str, *args: list[int]) -> list[int]:
+        if not self.b.has(name):
+            raise NotRepresentable(f"needs {name!r}, which is not in the basis")
+        out = [self.b.index(name)]
+        for a in args:
+            out += a
+        return out
+
+    def number(self, v: sympy.Expr) -> list[int]:
+        for k in (1, 2):
+            if v == k and self.b.has(str(k)):
+                return [self.b.index(str(k))]
+            if v == -k and self.b.has(str(k)) and self.b.has("neg"):
+                return self.op("neg", [self.b.index(str(k))])
+        if self.b.constant < 0:
+            if v.is_Integer and v > 2 and self.b.has("add") and self.b.has("1"):
+                return self.op("add", self.number(v - 1), self.number(sympy.Integer(1)))
+            raise NotRepresentable(f"the number {v} needs the free constant c")
+        self.consts.append(v)
+        return [self.b.constant]
+
+    def power(self, base: list[int], n: int) -> list[int]:
+        if n == 1:
+            return base
+        if n == 2 and self.b.has("pow2"):
+            return self.op("pow2", base)
+        if n == 3 and self.b.has("pow3"):
+            return self.op("pow3", base)
+        if n % 3 == 0 and self.b.has("pow3"):
+            return self.op("pow3", self.power(base, n // 3))
+        if n % 2 == 0 and self.b.has("pow2"):
+            return self.op("pow2", self.power(base, n // 2))
+        return self.op("mul", base, self.power(base, n - 1))
+
+    def build(self, e: sympy.Expr) -> list[int]:
+        b = self.b
+        if e.is_Symbol:
+            name = str(e)
+            if name in self.var:
+                return [self.var[name]]
+            if (name == "c" or (name.startswith("c") and name[1:].isdigit())) and b.constant >= 0:
+                self.consts.append(e)
+                return [b.constant]
+            raise NotRepresentable(f"unknown symbol {name!r}")
+        if e.is_Number:
+            if e == 0:
+                raise NotRepresentable("the number 0 has no leaf")
+            return self.number(e)
+        if e.is_Add:
+            terms = sorted(e.args, key=sympy.default_sort_key)
+            pos = [t for t in terms if not t.could_extract_minus_sign()]
+            neg = [-t for t in terms if t.could_extract_minus_sign()]
+            if not pos:
+                return self.op("neg", self.build(sympy.Add(*neg)))
+            acc = self.build(pos[0])
+            for t in pos[1:]:
+                acc = self.op("add", acc, self.build(t))
+            for t in neg:
+                acc = self.op("sub", acc, self.build(t)) if b.has("sub") else self.op("add", acc, self.op("neg", self.build(t)))
+            return acc
+        if e.is_Mul:
+            coeff, rest = e.as_coeff_Mul()
+            if coeff.is_negative and b.has("neg") and (coeff == -1 or -coeff in (1, 2) or b.constant < 0):
+                return self.op("neg", self.build(-e))
+            num, den = sympy.fraction(e, exact=True)
+            if den != 1 and not den.is_Number:
+                return self.op("div", self.build(num), self.build(den))
+            factors = list(sympy.Mul.make_args(e))
+            nums = [f for f in factors if f.is_Number]
+            rest = sorted((f for f in factors if not f.is_Number), key=sympy.default_sort_key)
+            parts = ([self.number(sympy.Mul(*nums))] if nums and sympy.Mul(*nums) != 1 else []) + [self.build(f) for f in rest]
+            acc = parts[0]
+            for p in parts[1:]:
+                acc = self.op("mul", acc, p)
+            return acc
+        if e.is_Pow:
+            base, ex = e.args
+            if base is sympy.E:
+                return self.op("exp", self.build(ex))
+            if ex.is_Integer:
+                n = int(ex)
+                if n < 0:
+                    return self.op("div", self.number(sympy.Integer(1)), self.power(self.build(base), -n))
+                return self.power(self.build(base), n)
+            if ex.is_Rational and ex.q == 2:
+                inner = base.args[0] if isinstance(base, sympy.Abs) else base
+                root = self.op("sqrt", self.build(inner))
+                if ex.p < 0:
+                    return self.op("div", self.number(sympy.Integer(1)), self.power(root, -int(ex.p)))
+                return self.power(root, int(ex.p))
+            raise NotRepresentable(f"the power {e} has no basis function")
+        if isinstance(e, sympy.log):
+            arg = e.args[0]
+            return self.op("log", self.build(arg.args[0] if isinstance(arg, sympy.Abs) else arg))
+        if isinstance(e, sympy.exp):
+            return self.op("exp", self.build(e.args[0]))
+        if e.func in self._fclass:
+            return self.op(self._fclass[e.func], *[self.build(a) for a in e.args])
+        raise NotRepresentable(f"{e.func.__name__} is not in the basis")
+
+
+def _fold_number(e: sympy.Expr) -> sympy.Float:
+    v = e.evalf()
+    if not (v.is_Number and v.is_finite and v.is_real):
+        raise NotRepresentable(f"the constant {e} is not a finite real number")
+    return sympy.Float(v)
+
+
+def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
+    """Write a sympy expression as a tree over ``basis``: returns (tree, constants).
+
+    Numbers other than the basis's own (1, 2) become ``c`` leaves and are returned in
+    prefix order, as are symbols named c, c0, c1, ...; ``x1**2`` becomes pow2(x1),
+    ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1). Raises :class:`NotRepresentable`.
+    """
+    if isinstance(expr, str):
+        loc = {str(v): v for v in basis.variables}
+        expr = sympy.sympify(expr, locals=loc)
+    expr = sympy.sympify(expr)
+    own = {str(v): v for v in basis.variables}
+    expr = expr.xreplace({s: own[str(s)] for s in expr.free_symbols if str(s) in own})
+    expr = expr.replace(lambda e: isinstance(e, sympy.Expr) and not e.is_Atom and not e.free_symbols,
+                        _fold_number)
+    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        raise NotRepresentable(f"{expr} is not finite")
+    builder = _Builder(basis)
+    tree = np.array(builder.build(expr), dtype=np.int64)
+    return tree, builder.consts
+
+
+def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
+    """The canonical tree of a formula: rendered by sympy (which merges x + x into 2*x,
+    folds constant subtrees into one number, orders commutative arguments) and read back,
+    repeated until it no longer changes. Returns (tree, constants)."""
+    t = _check(tree, basis.arities)
+    n_c = int(np.sum(t == basis.constant))
+    if constants is None:
+        constants = [1.2345 + 0.1 * k for k in range(n_c)]
+    for _ in range(4):
+        t2, constants = from_sympy(to_sympy(t, basis, constants), basis)
+        if np.array_equal(t2, t):
+            return t2, constants
+        t = t2
+    raise NotRepresentable("the formula has no stable canonical tree")
+
+
+def to_networkx(tree, basis: Basis, edge_probabilities=None) -> nx.DiGraph:
+    """Directed graph with node 0 = h0 and node k + 1 = tree[k]; node attributes
+    ``colour`` (id) and ``name``, edge attribute ``position`` (argument index) and,
+    when given, ``probability`` (one value per node, the probability of its incoming edge)."""
+    t = _check(tree, basis.arities)
+    g = nx.DiGraph()
+    g.add_node(0, colour=0, name=basis.names[0])
+    for k, c in enumerate(t):
+        g.add_node(k + 1, colour=int(c), name=basis.names[c])
+    g.add_edge(0, 1, position=0)
+    for parent, kids in enumerate(_children(t, basis.arities)):
+        for p, child in enumerate(kids):
+            g.add_edge(parent + 1, child + 1, position=p)
+    if edge_probabilities is not None:
+        for k, pr in enumerate(np.ravel(edge_probabilities)):
+            (u,) = list(g.predecessors(k + 1))
+            g.edges[u, k + 1]["probability"] = float(pr)
+    return g

@@ -1,0 +1,110 @@
+import numpy as np
+import pytest
+
+from superpos import Basis, SuperposError
+from superpos.corpus import Corpus, generate_corpus, sample_tree
+from superpos.features import DatasetFeatures
+from superpos.tree import canonicalize, evaluate, is_admissible, tree_depth
+
+
+@pytest.fixture(scope="module")
+def basis():
+    return Basis.default(n_variables=1)
+
+
+@pytest.fixture(scope="module")
+def corpus(basis):
+    return generate_corpus(basis, 150, random_state=3, max_depth=4, max_size=10)
+
+
+def test_sample_tree_is_admissible_and_bounded(basis):
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        t = sample_tree(basis, rng, max_depth=4)
+        assert is_admissible(t, basis.arities)
+        assert tree_depth(t, basis.arities) <= 4
+
+
+def test_corpus_trees_are_canonical_bounded_and_reproduce_the_data(basis, corpus):
+    assert len(corpus) == 150
+    for k, (t, c) in enumerate(zip(corpus.trees, corpus.constants)):
+        assert is_admissible(t, basis.arities)
+        assert t.size <= 10 and tree_depth(t, basis.arities) <= 4
+        again, c2 = canonicalize(t, basis, c)
+        assert np.array_equal(again, t)
+        X, y = corpus.dataset(k)
+        assert np.all(np.isfinite(y)) and np.std(y) > 0
+        np.testing.assert_allclose(evaluate(t, basis, X, c), y, rtol=1e-9, atol=1e-9)
+
+
+def test_corpus_has_no_duplicate_formula(basis, corpus):
+    probe = np.linspace(-2.1, 2.7, 9)[:, None]
+    prints = {tuple(np.round(evaluate(t, basis, probe, c), 5)) for t, c in zip(corpus.trees, corpus.constants)}
+    assert len(prints) == len(corpus)
+
+
+def test_corpus_is_reproducible_and_independent_of_jobs(basis):
+    a = generate_corpus(basis, 60, random_state=11, chunk_size=25)
+    b = generate_corpus(basis, 60, random_state=11, chunk_size=25, n_jobs=2)
+    c = generate_corpus(basis, 60, random_state=12, chunk_size=25)
+    assert np.array_equal(a.tree_flat, b.tree_flat) and np.array_equal(a.y_flat, b.y_flat)
+    assert not np.array_equal(a.y_flat, c.y_flat)
+
+
+def test_corpus_save_load_round_trip(tmp_path, corpus):
+    path = tmp_path / "c.npz"
+    corpus.save(path)
+    back = Corpus.load(path)
+    assert back.basis == corpus.basis and len(back) == len(corpus)
+    for name in ("tree_flat", "const_flat", "X_flat", "y_flat", "point_offsets"):
+        assert np.array_equal(getattr(back, name), getattr(corpus, name))
+    with np.load(path, allow_pickle=False) as z:
+        assert "meta" in z.files
+
+
+def test_corpus_load_refuses_foreign_file(tmp_path):
+    p = tmp_path / "x.npz"
+    np.savez(p, a=np.arange(3))
+    with pytest.raises(SuperposError):
+        Corpus.load(p)
+    with pytest.raises(SuperposError):
+        Corpus.load(tmp_path / "missing.npz")
+
+
+def test_multivariable_corpus():
+    b = Basis.default(n_variables=2)
+    c = generate_corpus(b, 40, random_state=0, n_variables=2)
+    assert c.X_flat.shape[1] == 2
+
+
+@pytest.mark.parametrize("n", [5, 20, 300])
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_features_fixed_length_and_row_order_invariant(n, m):
+    rng = np.random.default_rng(n + m)
+    X = rng.uniform(-2, 3, size=(n, m))
+    y = np.sin(X[:, 0]) + X[:, -1] ** 2
+    f = DatasetFeatures().fit()
+    v = f.transform([(X, y)])[0]
+    perm = rng.permutation(n)
+    w = f.transform([(X[perm], y[perm])])[0]
+    assert v.shape == (f.n_features_out_,) == (len(f.get_feature_names_out()),)
+    assert np.all(np.isfinite(v))
+    np.testing.assert_allclose(v, w, rtol=1e-9, atol=1e-9)
+
+
+def test_features_distinguish_formulas():
+    x = np.linspace(-2, 2, 50)[:, None]
+    f = DatasetFeatures().fit()
+    a, b = f.transform([(x, np.sin(x[:, 0])), (x, x[:, 0] ** 2)])
+    assert np.linalg.norm(a - b) > 1.0
+
+
+@pytest.mark.parametrize("X,y", [
+    (np.ones((4, 1)), np.arange(4.0)),
+    (np.ones((6, 1)), np.array([1, 2, np.nan, 4, 5, 6.0])),
+    (np.ones((6, 1)), np.arange(5.0)),
+    (np.ones((6, 4)), np.arange(6.0)),
+])
+def test_features_reject_bad_data(X, y):
+    with pytest.raises(SuperposError):
+        DatasetFeatures().fit().transform([(X, y)])

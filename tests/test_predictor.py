@@ -1,0 +1,112 @@
+import numpy as np
+import pytest
+import sympy
+from sklearn.linear_model import LogisticRegression
+
+from superpos import Basis, StructurePredictor, SuperposError, generate_corpus
+from superpos.tree import is_admissible, tree_depth
+
+
+@pytest.fixture(scope="module")
+def corpora():
+    b = Basis.default(n_variables=1)
+    return (generate_corpus(b, 400, random_state=0, max_depth=4, max_size=8),
+            generate_corpus(b, 60, random_state=1, max_depth=4, max_size=8))
+
+
+@pytest.fixture(scope="module")
+def fitted(corpora):
+    return StructurePredictor(random_state=0).fit(corpora[0])
+
+
+def test_predict_returns_sympy_and_admissible_tree(fitted, corpora):
+    X, y = corpora[1].dataset(0)
+    expr = fitted.predict(X, y)
+    assert isinstance(expr, sympy.Expr)
+    t = fitted.predict_tree(X, y)
+    assert is_admissible(t, fitted.basis_.arities) and tree_depth(t, fitted.basis_.arities) <= 4
+
+
+def test_theta_is_a_distribution_over_children(fitted, corpora):
+    X, y = corpora[1].dataset(1)
+    theta = fitted.predict_proba(X, y)
+    assert theta.shape == (4, 1, len(fitted.basis_), 2, len(fitted.basis_))
+    np.testing.assert_allclose(theta[0, 0, 0, 0].sum(), 1.0)
+    assert theta[0, 0, 0, 0, 0] == 0.0  # the root is never a child
+    assert np.all(theta[0, 0, 0, 0, 1:] > 0)  # floor: never log 0
+
+
+def test_learns_better_than_chance(fitted, corpora):
+    score = fitted.score(corpora[1])
+    assert 0.05 < score <= 1.0
+    assert fitted.score(corpora[0]) >= score - 0.05
+
+
+def test_kbest_contains_the_best(fitted, corpora):
+    res = fitted.predict_trees(corpora[1].datasets[:5], k=5)
+    for r in res:
+        vals = [v for v, _ in r]
+        assert vals == sorted(vals, reverse=True)
+        best = fitted.decode(fitted.log_theta([corpora[1].dataset(0)])[0])[0]
+        assert best[1].size > 0
+    assert np.array_equal(res[0][0][1], fitted.predict_tree(*corpora[1].dataset(0)))
+
+
+@pytest.mark.parametrize("context", ["parent", "grandparent+parent+position+depth"])
+def test_other_contexts(context, corpora):
+    p = StructurePredictor(context=context, random_state=0,
+                           classifier=LogisticRegression(max_iter=200)).fit(corpora[0].subset(slice(0, 150)))
+    t = p.predict_tree(*corpora[1].dataset(0))
+    assert is_admissible(t, p.basis_.arities)
+
+
+def test_fit_on_lists_and_get_params(corpora):
+    c = corpora[0].subset(slice(0, 120))
+    p = StructurePredictor(basis=c.basis, max_depth=4, classifier=LogisticRegression(max_iter=100))
+    assert p.get_params()["max_depth"] == 4
+    assert p.fit(c.datasets, c.trees) is p
+    assert hasattr(p, "classifier_") and not hasattr(StructurePredictor(), "classifier_")
+
+
+def test_save_load_same_predictions(fitted, corpora, tmp_path):
+    path = tmp_path / "model.npz"
+    fitted.save(path)
+    back = StructurePredictor.load(path)
+    L1 = fitted.log_theta(corpora[1].datasets[:10])
+    L2 = back.log_theta(corpora[1].datasets[:10])
+    np.testing.assert_allclose(L1, L2, rtol=1e-10, atol=1e-10)
+
+
+def test_exported_gbt_matches_sklearn(corpora):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from superpos.edges import ExportedGBT
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    X[::17, 2] = np.nan
+    for n_classes in (2, 4):
+        y = (X[:, 0] > 0).astype(int) + (n_classes > 2) * 2 * (X[:, 1] > 0)
+        clf = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(X, y)
+        np.testing.assert_allclose(ExportedGBT.from_sklearn(clf).predict_proba(X), clf.predict_proba(X),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_load_refuses_bad_files(tmp_path, corpora):
+    with pytest.raises(SuperposError):
+        StructurePredictor.load(tmp_path / "nope.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(SuperposError):
+        StructurePredictor.load(bad)
+    corpus_file = tmp_path / "c.npz"
+    corpora[1].save(corpus_file)
+    with pytest.raises(SuperposError, match="expected"):
+        StructurePredictor.load(corpus_file)
+
+
+def test_unfitted_and_bad_context(corpora):
+    with pytest.raises(SuperposError):
+        StructurePredictor().predict(*corpora[1].dataset(0))
+    with pytest.raises(SuperposError):
+        StructurePredictor(context="siblings").fit(corpora[1])
