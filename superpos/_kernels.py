@@ -314,7 +314,7 @@ def seed_decode(L, arities, max_nodes):
             if arities[i] == 0:
                 N[i] = 1
             elif C[i] >= 0 and N[C[i]] > 0:
-                N[i] = min(max_nodes + 1, 1 + arities[i] * N[C[i]])
+                N[i] = min(max_nodes + 2, 1 + arities[i] * N[C[i]])
     size = N[0] - 1
     if size <= 0 or size > max_nodes:
         return V[0], np.empty(0, np.int64)

@@ -25,7 +25,7 @@ def as_score_tensor(S: np.ndarray) -> np.ndarray:
         S = S[:, None]
     elif S.ndim != 5:
         raise SuperposError(f"score tensor must have 2, 4 or 5 axes, got shape {S.shape}")
-    if S.shape[2] != S.shape[4] or S.shape[1] not in (1, S.shape[2]):
+    if min(S.shape) < 1 or S.shape[2] != S.shape[4] or S.shape[1] not in (1, S.shape[2]):
         raise SuperposError(f"score tensor shape {S.shape} does not match (D, G, H, A, H)")
     if np.isnan(S).any():
         raise SuperposError("score tensor contains NaN")
@@ -90,5 +90,5 @@ def decode_seed(L, arities, max_nodes: int = 10_000) -> tuple[float, np.ndarray]
 def score_tree(S, arities, tree) -> float:
     """Sum of S over the edges of ``tree`` (the root edge included)."""
     S = as_score_tensor(S)
-    arities = np.asarray(arities, dtype=np.int64)
+    arities = _check_arities(arities, S.shape[2])
     return float(_kernels.tree_scores(S, arities, edge_contexts(tree, arities)))

@@ -5,7 +5,8 @@ Per input variable (up to ``max_variables``; absent ones are zero) phi holds the
 curve of y against that variable resampled on a fixed grid (standardised, with its
 differences and Fourier magnitudes), the goodness of fit of y against transformed
 inputs (x, x^2, x^3, sin x, cos x, exp x, log|x|, sqrt|x|, 1/x) and of polynomials of
-degree 1-4, and a log-log slope; globally, the scale and shape of y.
+degree 1-4, of y against x plus or times a transformed x, of transformed y (log|y|,
+y^2, 1/y, ...) against x, and a log-log slope; globally, the scale and shape of y.
 """
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from .exceptions import SuperposError
 
 __all__ = ["DatasetFeatures", "check_dataset"]
+
+_OUTER = (  # inverse-like maps of y: a good linear fit of g(y) on x hints at the root function
+    lambda y: np.log(np.abs(y) + 1e-12),
+    lambda y: np.sqrt(np.abs(y)),
+    lambda y: np.sign(y) * np.abs(y) ** (1.0 / 3.0),
+    lambda y: y**2,
+    lambda y: 1.0 / np.where(np.abs(y) < 1e-6, 1e-6, y),
+    lambda y: np.exp(np.clip(y, -30, 30)),
+)
 
 _TRANSFORMS = (
     lambda x: x,
@@ -63,7 +73,18 @@ def _r2_score_fit(A, y, yc_ss):
 
 def _fit_quality(r2):
     """-log10(1 - R^2), clipped to [0, 12]: separates 0.99 from 0.999999."""
-    return float(np.clip(-np.log10(np.clip(1.0 - r2, 1e-12, 1.0)), 0.0, 12.0))
+    q = np.clip(-np.log10(np.clip(1.0 - np.asarray(r2, dtype=np.float64), 1e-12, 1.0)), 0.0, 12.0)
+    return float(q) if q.ndim == 0 else q
+
+
+def _unit_columns(T):
+    """Centred columns of unit norm, and which columns were usable (finite, not constant)."""
+    finite = np.all(np.isfinite(T), axis=0)
+    T = np.where(np.isfinite(T), T, 0.0)
+    Tc = T - T.mean(axis=0)
+    norm = np.sqrt(np.einsum("ij,ij->j", Tc, Tc))
+    ok = finite & (norm > 1e-12 * (1.0 + np.abs(T).max(axis=0)))
+    return Tc / np.where(ok, norm, 1.0) * ok, ok.astype(np.float64)
 
 
 def _sign_changes(v, tol=1e-9):
@@ -95,7 +116,8 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
         g = self.n_grid
         per = ([f"curve{k}" for k in range(g)] + [f"diff{k}" for k in range(g - 1)]
                + [f"fft{k}" for k in range(6)] + [f"fit{k}" for k in range(len(_TRANSFORMS))]
-               + [f"poly{k}" for k in range(1, 5)]
+               + [f"poly{k}" for k in range(1, 5)] + [f"xplus{k}" for k in range(len(_TRANSFORMS) - 1)]
+               + [f"xtimes{k}" for k in range(len(_TRANSFORMS) - 1)] + [f"outer{k}" for k in range(2 * len(_OUTER))]
                + ["lo", "hi", "y_lo", "y_hi", "y_0", "loglog_slope", "loglog_fit", "mono", "sign_changes",
                   "curv_changes", "even", "odd"])
         names = [f"x{v + 1}_{n}" for v in range(self.max_variables) for n in per]
@@ -161,7 +183,7 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
         return np.concatenate([*per_var, np.asarray(glob, dtype=np.float64), np.asarray(pair, dtype=np.float64)])
 
     def _block_len(self) -> int:
-        return 2 * self.n_grid - 1 + 6 + len(_TRANSFORMS) + 4 + 12
+        return 2 * self.n_grid - 1 + 6 + len(_TRANSFORMS) + 4 + 2 * (len(_TRANSFORMS) - 1) + 2 * len(_OUTER) + 12
 
     def _variable_block(self, x, y, z, zss, m) -> np.ndarray:
         n = x.size
@@ -178,29 +200,41 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
         diff = np.diff(curve)
         fft = np.abs(np.fft.rfft(curve - curve.mean()))[1:7]
         fft = fft / (np.linalg.norm(fft) + 1e-12)
-        ones = np.ones(n)
+        zu, _ = _unit_columns(z[:, None])
+        zu = zu[:, 0]
         with np.errstate(all="ignore"):
-            fits = []
-            for f in _TRANSFORMS:
-                t = f(x)
-                fits.append(_fit_quality(_r2_score_fit(np.column_stack([ones, t]), z, zss))
-                            if np.all(np.isfinite(t)) and np.std(t) > 0 else 0.0)
+            T = np.column_stack([f(x) for f in _TRANSFORMS])
+            U, ok = _unit_columns(T)
+            r = U.T @ zu
+            fits = _fit_quality(r**2) * ok
+            r12 = U[:, 1:].T @ U[:, 0]
+            den = 1.0 - r12**2
+            two = np.where(den > 1e-9, (r[0] ** 2 + r[1:] ** 2 - 2 * r[0] * r[1:] * r12) / np.where(den > 1e-9, den, 1.0),
+                           r[0] ** 2)
+            plus = _fit_quality(two) * ok[1:]
+            UT, okt = _unit_columns(x[:, None] * T[:, 1:])
+            times = _fit_quality((UT.T @ zu) ** 2) * okt
+            G, okg = _unit_columns(np.column_stack([g(y) for g in _OUTER]))
+            ux, uq = U[:, 0], _unit_columns((x - x.mean())[:, None] ** 2)[0][:, 0]
+            g1 = G.T @ ux
+            g2 = G.T @ uq
+            c12 = float(ux @ uq)
+            d12 = 1.0 - c12**2
+            gtwo = (g1**2 + g2**2 - 2 * g1 * g2 * c12) / d12 if d12 > 1e-9 else g1**2
+            outer = np.column_stack([_fit_quality(g1**2) * okg, _fit_quality(gtwo) * okg]).ravel()
             u = (x - (lo + hi) / 2) / (width / 2 if width > 0 else 1.0)
-            poly = [_fit_quality(_r2_score_fit(np.vander(u, deg + 1), z, zss)) if n > deg + 1 else 0.0
-                    for deg in range(1, 5)]
-            ax = np.abs(x) > 1e-3
-            ay = np.abs(y) > 1e-12
-            sel = ax & ay
-            if sel.sum() >= 3 and np.std(np.log(np.abs(x[sel]))) > 0:
+            Q, _ = np.linalg.qr(np.vander(u, 5, increasing=True))
+            proj = np.cumsum((Q[:, 1:].T @ z) ** 2) / zss
+            poly = [_fit_quality(proj[d - 1]) if n > d + 1 else 0.0 for d in range(1, 5)]
+            sel = (np.abs(x) > 1e-3) & (np.abs(y) > 1e-12)
+            slope, llfit = 0.0, 0.0
+            if sel.sum() >= 3:
                 lx, ly = np.log(np.abs(x[sel])), np.log(np.abs(y[sel]))
-                A = np.column_stack([np.ones(lx.size), lx])
-                coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
-                r = ly - A @ coef
-                tss = float(((ly - ly.mean()) ** 2).sum())
-                slope = float(np.clip(coef[1], -10, 10))
-                llfit = _fit_quality(1.0 - float(r @ r) / tss) if tss > 0 else 12.0
-            else:
-                slope, llfit = 0.0, 0.0
+                lxc, lyc = lx - lx.mean(), ly - ly.mean()
+                vx, vy = float(lxc @ lxc), float(lyc @ lyc)
+                if vx > 0 and vy > 0:
+                    slope = float(np.clip((lxc @ lyc) / vx, -10, 10))
+                    llfit = _fit_quality((lxc @ lyc) ** 2 / (vx * vy))
         y0 = float(np.interp(0.0, xs, zs)) if lo <= 0.0 <= hi else 0.0
         mono = float(np.mean(np.sign(diff))) if diff.size else 0.0
         sign_changes = _sign_changes(curve)
@@ -215,4 +249,4 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
             even = odd = -1.0
         scal = [slog(lo), slog(hi), curve[0], curve[-1], y0, slope, llfit, mono, sign_changes, curv_changes,
                 even, odd]
-        return np.concatenate([curve, diff, fft, fits, poly, np.asarray(scal, dtype=np.float64)])
+        return np.concatenate([curve, diff, fft, fits, poly, plus, times, outer, np.asarray(scal, dtype=np.float64)])

@@ -62,13 +62,16 @@ class StructurePredictor(BaseEstimator):
     max_depth : deepest tree the decoder builds (default: the corpus's).
     classifier : any scikit-learn classifier with predict_proba (default: gradient boosting).
     features : the feature map phi, a transformer over lists of data sets.
-    size_bonus : added to every edge's log-probability; > 0 favours larger trees.
+    size_bonus : added to every edge's log-probability; > 0 favours larger trees, which
+        the product of probabilities otherwise cuts short. "auto" holds out
+        ``validation_fraction`` of the corpus and picks the bonus with the best exact match.
     floor : probability given to colours the classifier never saw in a context.
+    validation_fraction : share of the corpus held out to choose an "auto" size bonus.
     """
 
     def __init__(self, basis: Basis | None = None, context: str = "parent+position+depth",
-                 max_depth: int | None = None, classifier=None, features=None, size_bonus: float = 0.0,
-                 floor: float = 1e-4, random_state=None, n_jobs: int = 1):
+                 max_depth: int | None = None, classifier=None, features=None, size_bonus="auto",
+                 floor: float = 1e-4, validation_fraction: float = 0.05, random_state=None, n_jobs: int = 1):
         self.basis = basis
         self.context = context
         self.max_depth = max_depth
@@ -76,6 +79,7 @@ class StructurePredictor(BaseEstimator):
         self.features = features
         self.size_bonus = size_bonus
         self.floor = floor
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -90,11 +94,19 @@ class StructurePredictor(BaseEstimator):
             raise SuperposError("give a basis: StructurePredictor(basis=Basis.default(...))")
         if cbasis is not None and self.basis is not None and cbasis != self.basis:
             raise SuperposError("the corpus was generated over a different basis than the predictor's")
+        auto = isinstance(self.size_bonus, str)
+        if auto and self.size_bonus != "auto":
+            raise SuperposError(f"size_bonus must be a number or 'auto', got {self.size_bonus!r}")
         rows = [edge_contexts(t, basis.arities) for t in trees]
         max_depth = int(self.max_depth or cdepth or max(int(r[:, 0].max()) for r in rows))
         features = clone(self.features) if self.features is not None else DatasetFeatures(n_jobs=self.n_jobs)
         phi = features.fit_transform(datasets)
-        X, labels = self._edge_rows(phi, rows, basis, max_depth)
+        train = np.ones(len(trees), dtype=bool)
+        if auto:
+            rng = np.random.default_rng(self.random_state)
+            n_val = int(np.clip(round(self.validation_fraction * len(trees)), min(len(trees) // 5, 20), 2000))
+            train[rng.choice(len(trees), n_val, replace=False)] = False
+        X, labels = self._edge_rows(phi[train], [r for r, keep in zip(rows, train) if keep], basis, max_depth)
         clf = clone(self.classifier) if self.classifier is not None else default_classifier(self.random_state)
         clf.fit(X, labels)
         self.basis_ = basis
@@ -103,7 +115,25 @@ class StructurePredictor(BaseEstimator):
         self.classifier_ = export_classifier(clf)[1] if self.classifier is None else clf
         self.n_features_phi_ = phi.shape[1]
         self.n_edges_ = len(labels)
+        self.size_bonus_ = 0.0 if auto else float(self.size_bonus)
+        if auto:
+            val = np.flatnonzero(~train)
+            self.size_bonus_ = self._choose_size_bonus([datasets[k] for k in val], [trees[k] for k in val])
         return self
+
+    _BONUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
+
+    def _choose_size_bonus(self, datasets, trees) -> float:
+        """The per-edge bonus with the highest exact match on held-out data (ties: smaller)."""
+        L = self.log_theta(datasets)
+        best, best_rate = 0.0, -1.0
+        for bonus in self._BONUS_GRID:
+            self.size_bonus_ = bonus
+            rate = np.mean([np.array_equal(self.decode(L[b])[0][1], t) for b, t in enumerate(trees)])
+            if rate > best_rate + 1e-12:
+                best, best_rate = bonus, rate
+        self.validation_exact_match_ = float(best_rate)
+        return best
 
     def _edge_rows(self, phi, rows, basis, max_depth):
         counts = np.array([len(r) for r in rows])
@@ -149,13 +179,13 @@ class StructurePredictor(BaseEstimator):
         return np.exp(self.log_theta([(X, y)])[0])
 
     def _scores(self, L):
-        return L + self.size_bonus if self.size_bonus else L
+        return L + self.size_bonus_ if self.size_bonus_ else L
 
     def decode(self, L: np.ndarray, k: int = 1) -> list[tuple[float, np.ndarray]]:
         """The k best trees under one log-theta tensor: [(log-likelihood + bonus, tree)]."""
         S = self._scores(L)
         ar = self.basis_.arities
-        if k == 1 and self.context == "parent" and self.size_bonus <= 0:
+        if k == 1 and self.context == "parent" and self.size_bonus_ <= 0:
             return [decode_seed(S[0, 0, :, 0, :], ar)]
         if k == 1:
             return [decode_best(S, ar, self.max_depth_)]
@@ -195,7 +225,7 @@ class StructurePredictor(BaseEstimator):
         if type(f) is not DatasetFeatures:
             raise SuperposError("only the built-in DatasetFeatures can be saved")
         meta = {"format": "superpos-model", "version": MODEL_FORMAT, "basis": self.basis_.to_list(),
-                "context": self.context, "max_depth": self.max_depth_, "size_bonus": self.size_bonus,
+                "context": self.context, "max_depth": self.max_depth_, "size_bonus": self.size_bonus_,
                 "floor": self.floor, "classifier": kind,
                 "features": {"n_grid": f.n_grid, "max_variables": f.max_variables}}
         atomic_write_npz(path, meta=np.array(json.dumps(meta)), **classifier_to_arrays(kind, clf))
@@ -211,6 +241,7 @@ class StructurePredictor(BaseEstimator):
                        size_bonus=meta["size_bonus"], floor=meta["floor"])
             self.basis_ = basis
             self.max_depth_ = int(meta["max_depth"])
+            self.size_bonus_ = float(meta["size_bonus"])
             self.features_ = feats
             self.classifier_ = classifier_from_arrays(meta["classifier"], arrays)
         except (KeyError, TypeError) as exc:

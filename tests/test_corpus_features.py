@@ -89,7 +89,7 @@ def test_features_fixed_length_and_row_order_invariant(n, m):
     w = f.transform([(X[perm], y[perm])])[0]
     assert v.shape == (f.n_features_out_,) == (len(f.get_feature_names_out()),)
     assert np.all(np.isfinite(v))
-    np.testing.assert_allclose(v, w, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(v, w, rtol=1e-6, atol=1e-8)  # summation order only
 
 
 def test_features_distinguish_formulas():

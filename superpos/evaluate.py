@@ -1,0 +1,36 @@
+"""Quality measures of a structure predictor on a corpus with known trees."""
+from __future__ import annotations
+
+import numpy as np
+
+from .tree import hamming_loss
+
+__all__ = ["structure_metrics", "SIZE_BUCKETS"]
+
+SIZE_BUCKETS = ((1, 4), (5, 7), (8, 12))
+
+
+def _summary(rows) -> dict:
+    if not rows:
+        return {"n": 0}
+    r = np.array(rows, dtype=np.float64)
+    return {"n": len(rows), "top1": float(r[:, 0].mean()), "topk": float(r[:, 1].mean()),
+            "hamming": float(r[:, 2].mean()), "size_error": float(r[:, 3].mean()),
+            "pred_size": float(r[:, 4].mean()), "true_size": float(r[:, 5].mean())}
+
+
+def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS) -> dict:
+    """Skeleton exact match at top-1 and among the k best, the seed's edge Hamming loss
+    Delta and the signed size error (predicted - true nodes) of the top-1 tree; overall
+    ("all") and per true-size bucket ("1-4", ...)."""
+    preds = predictor.predict_trees(corpus.datasets, k=k)
+    ar = predictor.basis_.arities
+    rows = []
+    for ranked, true in zip(preds, corpus.trees):
+        best = ranked[0][1]
+        rows.append((np.array_equal(best, true), any(np.array_equal(t, true) for _, t in ranked),
+                     hamming_loss(best, true, ar), best.size - true.size, best.size, true.size))
+    out = {"all": _summary(rows)}
+    for lo, hi in buckets:
+        out[f"{lo}-{hi}"] = _summary([r for r in rows if lo <= r[5] <= hi])
+    return out
