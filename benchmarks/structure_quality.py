@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from superpos import Basis, Corpus, StructurePredictor, generate_corpus
+from superpos import Basis, Corpus, DatasetFeatures, StructurePredictor, generate_corpus
 from superpos.evaluate import structure_metrics
 
 
@@ -41,12 +41,12 @@ def main() -> None:
     ap.add_argument("--n-test", type=int, default=1000)
     ap.add_argument("--contexts", nargs="+", default=["parent", "parent+position+depth",
                                                        "grandparent+parent+position+depth"])
-    ap.add_argument("--curve-context", default="parent+position+depth",
+    ap.add_argument("--curve-context", default="grandparent+parent+position+depth",
                     help="context mode for the learning curve (smaller corpora)")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--cache", type=Path, default=None, help="folder to keep the generated corpora in")
-    ap.add_argument("--save-model", type=Path, default=None, help="save the largest default-context model here")
+    ap.add_argument("--save-model", type=Path, default=None, help="save the largest curve-context model here")
     args = ap.parse_args()
 
     basis = Basis.default(n_variables=1)
@@ -63,7 +63,8 @@ def main() -> None:
     results = []
     for n, ctx in runs:
         t = time.perf_counter()
-        model = StructurePredictor(basis=basis, context=ctx, random_state=0, n_jobs=args.jobs)
+        model = StructurePredictor(basis=basis, context=ctx, random_state=0, n_jobs=args.jobs,
+                                   features=DatasetFeatures(max_variables=1, n_jobs=args.jobs))
         model.fit(train.subset(slice(0, n)) if n < len(train) else train)
         fit_s = time.perf_counter() - t
         t = time.perf_counter()
@@ -74,7 +75,7 @@ def main() -> None:
         print(f"{ctx:36s} n={n:7d} fit {fit_s:7.1f} s  top1 {a['top1']:.3f}  top{args.k} {a['topk']:.3f}  "
               f"hamming {a['hamming']:.2f}  size {a['pred_size']:.2f}/{a['true_size']:.2f}  "
               f"bonus {model.size_bonus_}", flush=True)
-        if args.save_model and n == n_max and ctx == "parent+position+depth":
+        if args.save_model and n == n_max and ctx == args.curve_context:
             model.save(args.save_model)
 
     print(f"\n| context | train formulas | fit s | size bonus | top-1 | top-{args.k} | Hamming | pred/true size |")

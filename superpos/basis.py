@@ -108,7 +108,8 @@ def _check_function(f: BasisFunction) -> None:
         raise SuperposError(f"basis function {f.name!r}: arity must be an integer >= 1 (leaves are variables, c or numbers)")
     u = [np.linspace(0.5, 2.0, 17) + 0.1 * k for k in range(f.arity)]
     try:
-        out = np.asarray(f.numpy(*u), dtype=float)
+        with np.errstate(all="ignore"):
+            out = np.asarray(f.numpy(*u), dtype=float)
     except Exception as exc:  # noqa: BLE001 - a user's function can raise anything
         raise SuperposError(f"basis function {f.name!r} failed on ordinary inputs: {exc}") from None
     if out.shape != u[0].shape:

@@ -68,7 +68,8 @@ class Corpus:
     def subset(self, index) -> "Corpus":
         """A new corpus with the formulas ``index`` (array of positions or a slice)."""
         idx = np.arange(len(self))[index]
-        return Corpus.from_lists(self.basis, [self.trees[k] for k in idx], [self.constants[k] for k in idx],
+        trees, consts = self.trees, self.constants
+        return Corpus.from_lists(self.basis, [trees[k] for k in idx], [consts[k] for k in idx],
                                  [self.dataset(k) for k in idx], self.max_depth, self.max_size)
 
     @classmethod
@@ -151,9 +152,9 @@ def _sample_constant(rng: np.random.Generator) -> float:
 def _fingerprint(tree, consts, basis: Basis, m: int):
     X = np.stack([np.roll(_PROBE, k) for k in range(m)], axis=1)
     v = evaluate(tree, basis, X, consts)
-    if not np.all(np.isfinite(v)):
+    with np.errstate(all="ignore"):
         v = np.where(np.isfinite(v), v, 0.0)
-    return tuple(np.round(v, 6).tolist())
+        return tuple(np.round(v, 6).tolist())
 
 
 def _generate_chunk(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,

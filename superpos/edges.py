@@ -4,8 +4,8 @@ A *context* is (depth d of the child, grandparent colour g, parent colour i, arg
 position p); a context mode says which of them the classifier sees:
 
 - ``"parent"``: i only, seed 003's w_ij = theta_ij(x);
-- ``"parent+position+depth"`` (default): (d, i, p);
-- ``"grandparent+parent+position+depth"``: (d, g, i, p).
+- ``"parent+position+depth"``: (d, i, p);
+- ``"grandparent+parent+position+depth"`` (the predictor's default): (d, g, i, p).
 
 For a new data set, every admissible context goes through one batched
 ``predict_proba`` and fills log theta[d - 1, g, i, p, j] (see :mod:`superpos._kernels`).
@@ -18,7 +18,7 @@ from .basis import Basis
 from .exceptions import SuperposError
 
 __all__ = ["CONTEXTS", "context_grid", "context_block", "training_contexts", "tensor_shape",
-           "ExportedGBT", "export_classifier", "classifier_from_arrays"]
+           "ExportedGBT", "ExportedMLP", "export_classifier", "classifier_from_arrays"]
 
 CONTEXTS = {
     # mode: (uses depth, uses position, uses grandparent)
@@ -153,6 +153,72 @@ class ExportedGBT:
         return raw
 
 
+class ExportedMLP:
+    """A fitted ``MLPClassifier`` (optionally behind a ``StandardScaler`` in a pipeline) as
+    plain arrays; ``predict_proba`` is a few numpy matrix products."""
+
+    def __init__(self, classes, mean, scale, weights, biases, activation="relu"):
+        self.classes_ = np.asarray(classes, dtype=np.int64)
+        self.mean = np.asarray(mean, dtype=np.float64)
+        self.scale = np.asarray(scale, dtype=np.float64)
+        self.weights = [np.asarray(w, dtype=np.float64) for w in weights]
+        self.biases = [np.asarray(b, dtype=np.float64) for b in biases]
+        if activation not in ("relu", "tanh", "logistic", "identity"):
+            raise SuperposError(f"unsupported MLP activation {activation!r}")
+        self.activation = activation
+
+    @classmethod
+    def from_sklearn(cls, clf) -> "ExportedMLP":
+        from sklearn.pipeline import Pipeline
+
+        mean = scale = None
+        if isinstance(clf, Pipeline):
+            steps = [s for _, s in clf.steps]
+            if len(steps) != 2 or type(steps[0]).__name__ != "StandardScaler":
+                raise SuperposError("only Pipeline(StandardScaler, MLPClassifier) can be exported")
+            sc, clf = steps
+            mean = sc.mean_ if sc.with_mean else np.zeros(sc.n_features_in_)
+            scale = sc.scale_ if sc.with_std else np.ones(sc.n_features_in_)
+        n_in = clf.coefs_[0].shape[0]
+        mean = np.zeros(n_in) if mean is None else mean
+        scale = np.ones(n_in) if scale is None else scale
+        return cls(clf.classes_, mean, scale, clf.coefs_, clf.intercepts_, clf.activation)
+
+    def to_arrays(self, prefix: str) -> dict:
+        out = {f"{prefix}classes_": self.classes_, f"{prefix}mean": self.mean, f"{prefix}scale": self.scale,
+               f"{prefix}activation": np.array(self.activation), f"{prefix}n_layers": np.array(len(self.weights))}
+        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+            out[f"{prefix}W{k}"] = w
+            out[f"{prefix}b{k}"] = b
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict, prefix: str) -> "ExportedMLP":
+        n = int(arrays[f"{prefix}n_layers"])
+        return cls(arrays[f"{prefix}classes_"], arrays[f"{prefix}mean"], arrays[f"{prefix}scale"],
+                   [arrays[f"{prefix}W{k}"] for k in range(n)], [arrays[f"{prefix}b{k}"] for k in range(n)],
+                   str(arrays[f"{prefix}activation"]))
+
+    def predict_proba(self, X) -> np.ndarray:
+        h = (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
+        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+            h = h @ w + b
+            if k < len(self.weights) - 1:
+                if self.activation == "relu":
+                    np.maximum(h, 0.0, out=h)
+                elif self.activation == "tanh":
+                    np.tanh(h, out=h)
+                elif self.activation == "logistic":
+                    h = 1.0 / (1.0 + np.exp(-h))
+        if h.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-h[:, 0]))
+            return np.column_stack([1 - p, p])
+        h -= h.max(axis=1, keepdims=True)
+        np.exp(h, out=h)
+        h /= h.sum(axis=1, keepdims=True)
+        return h
+
+
 def export_classifier(clf):
     """A fitted classifier in a form that saves as plain arrays: (kind, object)."""
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -162,14 +228,21 @@ def export_classifier(clf):
         return "gbt", clf
     if isinstance(clf, HistGradientBoostingClassifier):
         return "gbt", ExportedGBT.from_sklearn(clf)
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(clf, ExportedMLP):
+        return "mlp", clf
+    if isinstance(clf, MLPClassifier) or (isinstance(clf, Pipeline) and isinstance(clf.steps[-1][1], MLPClassifier)):
+        return "mlp", ExportedMLP.from_sklearn(clf)
     if isinstance(clf, LogisticRegression):
         return "logistic", clf
     raise SuperposError(f"saving a {type(clf).__name__} is not supported (no pickle): use "
-                        "HistGradientBoostingClassifier or LogisticRegression")
+                        "MLPClassifier, HistGradientBoostingClassifier or LogisticRegression")
 
 
 def classifier_to_arrays(kind: str, clf) -> dict:
-    if kind == "gbt":
+    if kind in ("gbt", "mlp"):
         return clf.to_arrays("clf_")
     return {"clf_classes_": clf.classes_, "clf_coef_": clf.coef_, "clf_intercept_": clf.intercept_}
 
@@ -177,6 +250,8 @@ def classifier_to_arrays(kind: str, clf) -> dict:
 def classifier_from_arrays(kind: str, arrays: dict):
     if kind == "gbt":
         return ExportedGBT.from_arrays(arrays, "clf_")
+    if kind == "mlp":
+        return ExportedMLP.from_arrays(arrays, "clf_")
     if kind == "logistic":
         from sklearn.linear_model import LogisticRegression
 

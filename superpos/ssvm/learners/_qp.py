@@ -1,0 +1,115 @@
+"""The small dual QP of a cutting-plane working set, solved by SMO (numba kernel).
+
+max_alpha  b . alpha - ||A' alpha||^2 / 2   s.t. alpha >= 0, sum_{j in group g} alpha_j <= C,
+
+with K = A A'. One group gives the 1-slack dual, one group per sample the n-slack dual.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _kernels
+from ...exceptions import SuperposError
+
+__all__ = ["solve_simplex_qp", "WorkingSet"]
+
+
+def solve_simplex_qp(K, b, group=None, C: float = 1.0, alpha0=None, tol: float = 1e-10,
+                     max_iter: int = 200_000) -> tuple[np.ndarray, int]:
+    """Solve the working-set dual; returns (alpha, SMO steps). ``tol`` bounds the KKT
+    violation (largest gradient gap within a group)."""
+    K = np.ascontiguousarray(K, dtype=np.float64)
+    b = np.ascontiguousarray(b, dtype=np.float64)
+    m = b.size
+    if K.shape != (m, m):
+        raise SuperposError(f"K must be ({m}, {m}), got {K.shape}")
+    group = np.zeros(m, np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
+    n_groups = int(group.max()) + 1 if m else 1
+    alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=np.float64)
+    if m == 0:
+        return alpha, 0
+    steps = _kernels.simplex_qp(K, b, group, n_groups, float(C), alpha, float(tol), int(max_iter))
+    return alpha, int(steps)
+
+
+class WorkingSet:
+    """Constraints w . a_j >= b_j - xi_{group_j} with their Gram matrix and dual alpha.
+
+    Rows are stored in arrays with doubling capacity; ``prune`` drops constraints whose
+    alpha stayed below ``threshold`` times the largest for ``window`` solves in a row.
+    """
+
+    def __init__(self, dim: int, capacity: int = 64):
+        self.A = np.empty((capacity, dim))
+        self.G = np.empty((capacity, capacity))
+        self.b = np.empty(capacity)
+        self.group = np.empty(capacity, np.int64)
+        self.alpha = np.empty(capacity)
+        self.idle = np.empty(capacity, np.int64)
+        self.m = 0
+
+    def _grow(self, need: int) -> None:
+        cap = self.b.size
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+        A = np.empty((new, self.A.shape[1]))
+        A[:self.m] = self.A[:self.m]
+        G = np.empty((new, new))
+        G[:self.m, :self.m] = self.G[:self.m, :self.m]
+        self.A, self.G = A, G
+        for name in ("b", "group", "alpha", "idle"):
+            old = getattr(self, name)
+            arr = np.empty(new, old.dtype)
+            arr[:self.m] = old[:self.m]
+            setattr(self, name, arr)
+
+    def add(self, rows: np.ndarray, b: np.ndarray, group: np.ndarray) -> None:
+        """Append constraints (rows (k, dim), b (k,), group (k,)) with alpha = 0."""
+        rows = np.atleast_2d(rows)
+        k = rows.shape[0]
+        if k == 0:
+            return
+        m = self.m
+        self._grow(m + k)
+        self.A[m:m + k] = rows
+        cross = rows @ self.A[:m + k].T
+        self.G[m:m + k, :m + k] = cross
+        self.G[:m + k, m:m + k] = cross.T
+        self.b[m:m + k] = b
+        self.group[m:m + k] = group
+        self.alpha[m:m + k] = 0.0
+        self.idle[m:m + k] = 0
+        self.m = m + k
+
+    def solve(self, C: float, tol: float) -> float:
+        """Re-solve the dual from the current alpha (warm start); returns the dual value."""
+        m = self.m
+        if m == 0:
+            return 0.0
+        G = np.ascontiguousarray(self.G[:m, :m])
+        grp = self.group[:m]
+        alpha, _ = solve_simplex_qp(G, self.b[:m], grp, C, self.alpha[:m], tol)
+        self.alpha[:m] = alpha
+        return float(self.b[:m] @ alpha - 0.5 * alpha @ G @ alpha)
+
+    def w(self) -> np.ndarray:
+        return self.alpha[:self.m] @ self.A[:self.m]
+
+    def prune(self, threshold: float, window: int) -> None:
+        m = self.m
+        if m == 0:
+            return
+        a = self.alpha[:m]
+        small = a <= threshold * max(a.max(), 1e-300)
+        self.idle[:m] = np.where(small, self.idle[:m] + 1, 0)
+        keep = np.nonzero(self.idle[:m] < window)[0]
+        if keep.size == m:
+            return
+        k = keep.size
+        self.A[:k] = self.A[keep]
+        self.G[:k, :k] = self.G[np.ix_(keep, keep)]
+        for name in ("b", "group", "alpha", "idle"):
+            arr = getattr(self, name)
+            arr[:k] = arr[keep]
+        self.m = k
