@@ -1,0 +1,138 @@
+"""The ``superpos`` command line: parses, calls the library, prints; nothing else."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .exceptions import SuperposError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Predict the structure of the formula behind a data set.")
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _basis(names: Optional[str], n_variables: int):
+    from .basis import Basis
+
+    if names:
+        return Basis([n.strip() for n in names.split(",") if n.strip()], n_variables=n_variables)
+    return Basis.default(n_variables=n_variables)
+
+
+@app.command()
+def basis(
+    names: Optional[str] = typer.Option(None, help="comma-separated subset, e.g. add,mul,sin,x1,c"),
+    n_variables: int = typer.Option(1, "--variables", help="number of input variables"),
+) -> None:
+    """List the basis functions with their arities.
+
+    Example: superpos basis --variables 2
+    """
+    try:
+        b = _basis(names, n_variables)
+    except SuperposError as exc:
+        _fail(exc)
+    for k, f in enumerate(b.functions):
+        typer.echo(f"{k:3d}  {f.name:6s}  arity {f.arity}  {f.kind}")
+
+
+@app.command()
+def generate(
+    output: Path = typer.Argument(..., help="corpus file to write (.npz)"),
+    n: int = typer.Option(10_000, "--n", help="number of formulas"),
+    n_variables: int = typer.Option(1, "--variables", help="input variables (1-3)"),
+    names: Optional[str] = typer.Option(None, "--basis", help="comma-separated basis subset"),
+    max_depth: int = typer.Option(5, help="deepest tree"),
+    max_size: int = typer.Option(12, help="largest tree (nodes)"),
+    seed: int = typer.Option(0, help="random seed"),
+    jobs: int = typer.Option(1, "--jobs", help="parallel workers"),
+) -> None:
+    """Generate a corpus of random formulas and their data sets.
+
+    Example: superpos generate train.npz --n 20000 --jobs 2
+    """
+    from .corpus import generate_corpus
+
+    try:
+        b = _basis(names, n_variables)
+        if not output.parent.is_dir():
+            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        t = time.perf_counter()
+        c = generate_corpus(b, n, random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
+                            n_variables=(1, n_variables))
+        c.save(output)
+    except SuperposError as exc:
+        _fail(exc)
+    typer.echo(f"wrote {len(c)} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
+
+
+@app.command()
+def fit(
+    corpus: Path = typer.Argument(..., help="corpus file from `superpos generate`"),
+    output: Path = typer.Argument(..., help="model file to write (.npz)"),
+    context: str = typer.Option("grandparent+parent+position+depth", help="edge context mode"),
+    seed: int = typer.Option(0, help="random seed"),
+    jobs: int = typer.Option(1, "--jobs", help="parallel workers for features"),
+) -> None:
+    """Train a structure predictor on a corpus and save it.
+
+    Example: superpos fit train.npz model.npz
+    """
+    from .corpus import Corpus
+    from .features import DatasetFeatures
+    from .predictor import StructurePredictor
+
+    try:
+        if not output.parent.is_dir():
+            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        c = Corpus.load(corpus)
+        t = time.perf_counter()
+        m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
+                               features=DatasetFeatures(max_variables=max(1, c.basis.n_variables), n_jobs=jobs))
+        m.fit(c)
+        m.save(output)
+    except SuperposError as exc:
+        _fail(exc)
+    typer.echo(f"trained on {len(c)} formulas in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
+
+
+@app.command()
+def evaluate(
+    corpus: Path = typer.Argument(..., help="held-out corpus file"),
+    model: Path = typer.Option(..., "--model", help="model file from `superpos fit`"),
+    k: int = typer.Option(10, help="count a hit when the true tree is among the k best"),
+) -> None:
+    """Skeleton exact match (top-1, top-k), edge Hamming loss and size error on a corpus.
+
+    Example: superpos evaluate test.npz --model model.npz
+    """
+    from .corpus import Corpus
+    from .evaluate import structure_metrics
+    from .predictor import StructurePredictor
+
+    try:
+        m = StructurePredictor.load(model)
+        c = Corpus.load(corpus)
+        res = structure_metrics(m, c, k=k)
+    except SuperposError as exc:
+        _fail(exc)
+    typer.echo(f"{'nodes':8s} {'n':>6s} {'top-1':>7s} {'top-' + str(k):>7s} {'Hamming':>8s} {'size err':>9s}")
+    for key, r in res.items():
+        if r["n"]:
+            typer.echo(f"{key:8s} {r['n']:6d} {r['top1']:7.3f} {r['topk']:7.3f} {r['hamming']:8.2f} {r['size_error']:+9.2f}")
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from superpos.cli import app
+from superpos.exceptions import SuperposError
+from superpos.io import read_dataset
+
+runner = CliRunner()
+
+
+def test_help_lists_commands_with_examples():
+    r = runner.invoke(app, ["--help"])
+    assert r.exit_code == 0
+    for cmd in ("basis", "generate", "fit", "evaluate"):
+        assert cmd in r.output
+        sub = runner.invoke(app, [cmd, "--help"])
+        assert sub.exit_code == 0 and "Example" in sub.output
+
+
+def test_basis_lists_arities():
+    r = runner.invoke(app, ["basis", "--variables", "2"])
+    assert r.exit_code == 0
+    assert "add" in r.output and "x2" in r.output and "arity 2" in r.output
+
+
+def test_unknown_basis_name_is_one_line_error():
+    r = runner.invoke(app, ["basis", "--names", "add,tanhh,x1"])
+    assert r.exit_code != 0
+    assert r.output.count("\n") == 1 and r.output.startswith("error: ") and "Traceback" not in r.output
+
+
+def test_generate_fit_evaluate_round_trip(tmp_path):
+    corpus, model = tmp_path / "c.npz", tmp_path / "m.npz"
+    r = runner.invoke(app, ["generate", str(corpus), "--n", "300", "--max-depth", "3", "--max-size", "7"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["fit", str(corpus), str(model), "--context", "parent+position+depth"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model)])
+    assert r.exit_code == 0, r.output
+    assert "top-1" in r.output and "all" in r.output
+
+
+@pytest.mark.parametrize("args", [
+    ["generate", "{tmp}/missing/c.npz", "--n", "10"],
+    ["fit", "{tmp}/nope.npz", "{tmp}/m.npz"],
+    ["evaluate", "{tmp}/nope.npz", "--model", "{tmp}/nope.npz"],
+])
+def test_bad_paths_fail_cleanly(tmp_path, args):
+    r = runner.invoke(app, [a.format(tmp=tmp_path) for a in args])
+    assert r.exit_code != 0
+    assert r.output.startswith("error: ") and "Traceback" not in r.output
+    assert not (tmp_path / "m.npz").exists()
+
+
+def _write(tmp_path, text, name="d.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+GOOD = "x1,y\n" + "".join(f"{x},{x * x + 1}\n" for x in np.linspace(-2, 2, 9))
+
+
+def test_read_dataset_csv_tsv_and_target(tmp_path):
+    X, y, names = read_dataset(_write(tmp_path, GOOD))
+    assert X.shape == (9, 1) and names == ["x1"] and y[0] == pytest.approx(5.0)
+    X, y, names = read_dataset(_write(tmp_path, GOOD.replace(",", "\t"), "d.tsv"))
+    assert X.shape == (9, 1)
+    X, y, names = read_dataset(_write(tmp_path, GOOD), target="x1")
+    assert names == ["y"] and y[0] == pytest.approx(-2.0)
+
+
+@pytest.mark.parametrize("text,match", [
+    ("", "empty"),
+    ("x1,y\n", "header"),
+    ("y\n1\n2\n3\n4\n5\n", "one column"),
+    ("x1,y\n1,2\n2,a\n3,4\n4,5\n5,6\n", "not a number"),
+    ("x1,y\n1,2\n2,nan\n3,4\n4,5\n5,6\n", "NaN"),
+    ("x1,y\n1,2\n2,inf\n3,4\n4,5\n5,6\n", "NaN or infinite"),
+    ("x1,y\n1,2\n2,3\n3,4\n", "at least 5"),
+    ("x1,y\n1,2\n2,2\n3,2\n4,2\n5,2\n", "constant"),
+    ("x1,y\n1,2\n2,1e305\n3,4\n4,5\n5,6\n", "1e300"),
+])
+def test_read_dataset_bad_input(tmp_path, text, match):
+    with pytest.raises(SuperposError, match=match):
+        read_dataset(_write(tmp_path, text))
