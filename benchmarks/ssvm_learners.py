@@ -28,7 +28,7 @@ def learners(make_model, C, budget):
     return {
         "StructuredPerceptron": StructuredPerceptron(make_model(), max_iter=budget, random_state=0),
         "SubgradientSSVM": SubgradientSSVM(make_model(), C=C, max_iter=budget, random_state=0),
-        "NSlackSSVM": NSlackSSVM(make_model(), C=C, tol=1e-2, max_iter=budget),
+        "NSlackSSVM": NSlackSSVM(make_model(), C=C, tol=1e-2, max_iter=min(budget, 10)),
         "OneSlackSSVM": OneSlackSSVM(make_model(), C=C, tol=1e-2, max_iter=10 * budget),
         "FrankWolfeSSVM": FrankWolfeSSVM(make_model(), C=C, tol=1e-2, max_iter=budget, averaging=True,
                                          random_state=0),

@@ -438,7 +438,8 @@ def simplex_qp(K, b, group, n_groups, C, alpha, tol, max_iter):
     """Maximise b . alpha - alpha' K alpha / 2 s.t. alpha >= 0 and, per group g,
     sum_{j: group[j] = g} alpha_j <= C (the dual of a cutting-plane working set).
 
-    K (m, m) positive semidefinite, b (m,), group (m,) int64 in [0, n_groups). ``alpha``
+    K positive semidefinite, read in its top-left (m, m) block (a larger buffer may be
+    passed), b (m,), group (m,) int64 in [0, n_groups). ``alpha``
     (m,) is the feasible warm start and is overwritten with the solution. SMO: each step
     moves mass between the most violating pair of one group, where a group's unused
     budget C - sum alpha acts as a slack variable of gradient 0. Stops when every
@@ -446,7 +447,10 @@ def simplex_qp(K, b, group, n_groups, C, alpha, tol, max_iter):
     Returns the number of steps.
     """
     m = b.size
-    grad = b - K @ alpha
+    grad = b.copy()
+    for j in range(m):
+        for k in range(m):
+            grad[j] -= K[j, k] * alpha[k]
     slack = np.full(n_groups, C)
     for j in range(m):
         slack[group[j]] -= alpha[j]

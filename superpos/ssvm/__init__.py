@@ -1,6 +1,14 @@
 """Structural SVMs: a model (Psi, oracles, loss) and learners that only use that interface.
 
-Objective of every learner: 0.5 ||w||^2 + C sum_n max_y [Delta(y_n, y) + <w, Psi(x_n, y) - Psi(x_n, y_n)>].
+Objective of every learner: 0.5 ||w||^2 + C sum_n max_y [Delta(y_n, y) + <w, Psi(x_n, y) - Psi(x_n, y_n)>]
+(with MulticlassModel and the 0-1 loss, LinearSVC(multi_class="crammer_singer",
+fit_intercept=False)'s objective).
+
+>>> from superpos.ssvm import ChainModel, FrankWolfeSSVM
+>>> from superpos.datasets import load_ocr_letters
+>>> ocr = load_ocr_letters()                                          # doctest: +SKIP
+>>> ssvm = FrankWolfeSSVM(ChainModel(), C=0.1).fit(ocr.X[:500], ocr.y[:500])  # doctest: +SKIP
+>>> ssvm.score(ocr.X[500:], ocr.y[500:])                               # doctest: +SKIP
 """
 from .base import StructuredModel, check_structured_model
 from .learners import FrankWolfeSSVM, KernelSSVM, NSlackSSVM, OneSlackSSVM, StructuredPerceptron, SubgradientSSVM

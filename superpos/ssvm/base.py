@@ -7,7 +7,6 @@ methods have default loops; models override them with vectorised code.
 """
 from __future__ import annotations
 
-import itertools
 from abc import ABC, abstractmethod
 from typing import Any, Iterable, Sequence
 
@@ -152,7 +151,3 @@ def check_structured_model(model: StructuredModel, X: Sequence, Y: Sequence, n_w
             assert np.allclose(rows, [model.joint_feature(x, o) for o in outs]), "output_table rows disagree"
             assert np.allclose(losses[offsets[k]:offsets[k + 1]], [model.loss(y, o) for o in outs])
             assert np.allclose(Psi[true_rows[k]], model.joint_feature(x, y)), "output_table true row is wrong"
-
-
-def _product(K: int, T: int):
-    return (np.array(p, dtype=np.int64) for p in itertools.product(range(K), repeat=T))

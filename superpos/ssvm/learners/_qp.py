@@ -17,12 +17,12 @@ __all__ = ["solve_simplex_qp", "WorkingSet"]
 def solve_simplex_qp(K, b, group=None, C: float = 1.0, alpha0=None, tol: float = 1e-10,
                      max_iter: int = 200_000) -> tuple[np.ndarray, int]:
     """Solve the working-set dual; returns (alpha, SMO steps). ``tol`` bounds the KKT
-    violation (largest gradient gap within a group)."""
+    violation (largest gradient gap within a group). Only K's top-left (m, m) block is read."""
     K = np.ascontiguousarray(K, dtype=np.float64)
     b = np.ascontiguousarray(b, dtype=np.float64)
     m = b.size
-    if K.shape != (m, m):
-        raise SuperposError(f"K must be ({m}, {m}), got {K.shape}")
+    if K.ndim != 2 or K.shape[0] < m or K.shape[1] < m:
+        raise SuperposError(f"K must be at least ({m}, {m}), got {K.shape}")
     group = np.zeros(m, np.int64) if group is None else np.ascontiguousarray(group, dtype=np.int64)
     n_groups = int(group.max()) + 1 if m else 1
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=np.float64)
@@ -87,11 +87,10 @@ class WorkingSet:
         m = self.m
         if m == 0:
             return 0.0
-        G = np.ascontiguousarray(self.G[:m, :m])
         grp = self.group[:m]
-        alpha, _ = solve_simplex_qp(G, self.b[:m], grp, C, self.alpha[:m], tol)
+        alpha, _ = solve_simplex_qp(self.G, self.b[:m], grp, C, self.alpha[:m], tol)  # no copy of G
         self.alpha[:m] = alpha
-        return float(self.b[:m] @ alpha - 0.5 * alpha @ G @ alpha)
+        return float(self.b[:m] @ alpha - 0.5 * alpha @ (self.G[:m, :m] @ alpha))
 
     def w(self) -> np.ndarray:
         return self.alpha[:self.m] @ self.A[:self.m]

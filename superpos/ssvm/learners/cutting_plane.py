@@ -74,6 +74,8 @@ class NSlackSSVM(_CuttingPlane):
     ``tol`` times the mean loss, the constraint of its loss-augmented output, then re-solves
     the dual (per-sample budgets sum_y alpha_ny <= C). Stops when nothing is added or the
     relative duality gap is <= ``tol``. ``objective_curve_``: primal objective per iteration.
+    The working set keeps its Gram matrix: memory grows as (number of constraints)^2, so
+    this learner suits small problems; prefer OneSlackSSVM or FrankWolfeSSVM at scale.
     """
 
     def _fit(self, model, X, Y):
@@ -110,7 +112,7 @@ class NSlackSSVM(_CuttingPlane):
             if new.size == 0:
                 break
             ws.add(A[new], delta[new], new.astype(np.int64))
-            dual = ws.solve(C, 1e-3 * self.tol * max(best, 1e-12) / (C * n))
+            dual = ws.solve(C, 0.1 * self.tol * max(best, 1e-12) / (C * n))
             w = ws.w()
             ws.prune(self.inactive_threshold, self.inactive_window)
         return w_best.copy(), curve, it

@@ -8,11 +8,13 @@ on unary scores plus the per-position loss.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ... import _kernels
 from ...exceptions import SuperposError
-from ..base import StructuredModel, _product
+from ..base import StructuredModel
 
 __all__ = ["ChainModel"]
 
@@ -157,4 +159,4 @@ class ChainModel(StructuredModel):
         return np.array([self.joint_feature(x, y) for x, y in zip(X, Y)]).reshape(len(X), self.size_joint_feature)
 
     def enumerate_outputs(self, x):
-        return _product(self.n_states_, len(x))
+        return (np.array(p, dtype=np.int64) for p in itertools.product(range(self.n_states_), repeat=len(x)))

@@ -1,8 +1,6 @@
 """Multiclass model: Psi(x, y) = x (x) e_y, so <w, Psi(x, y)> = w_y . x with w = (K, F) rows."""
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 from ...exceptions import SuperposError
