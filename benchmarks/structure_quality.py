@@ -37,10 +37,11 @@ def corpus(path: Path | None, basis, n, seed, jobs):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n-train", type=int, nargs="+", default=[5000, 20000, 50000, 120000])
+    ap.add_argument("--n-train", type=int, nargs="+", default=[5000, 20000, 100000])
     ap.add_argument("--n-test", type=int, default=1000)
-    ap.add_argument("--contexts", nargs="+", default=["parent", "parent+position+depth",
-                                                       "grandparent+parent+position+depth"])
+    ap.add_argument("--contexts", nargs="+", default=["grandparent+parent+position+depth", "parent",
+                                                       "parent+position+depth"],
+                    help="context modes at the largest corpus; the first one runs first")
     ap.add_argument("--curve-context", default="grandparent+parent+position+depth",
                     help="context mode for the learning curve (smaller corpora)")
     ap.add_argument("--k", type=int, default=10)
@@ -58,8 +59,8 @@ def main() -> None:
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(f"test: {len(test)} formulas, mean size {np.mean([t.size for t in test.trees]):.2f} nodes\n")
 
-    runs = [(n_max, c) for c in args.contexts[::-1]]
-    runs += [(n, args.curve_context) for n in sorted(args.n_train) if n < n_max]
+    runs = [(n_max, args.contexts[0])] + [(n, args.curve_context) for n in sorted(args.n_train) if n < n_max]
+    runs += [(n_max, c) for c in args.contexts[1:]]
     results = []
     for n, ctx in runs:
         t = time.perf_counter()

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import sympy
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import ConvergenceWarning
 
 from .basis import Basis
 from .corpus import Corpus
@@ -31,8 +33,8 @@ def default_classifier(random_state=None):
     from sklearn.preprocessing import StandardScaler
 
     return make_pipeline(StandardScaler(), MLPClassifier(
-        hidden_layer_sizes=(256, 256), batch_size=512, max_iter=40, early_stopping=True,
-        validation_fraction=0.05, n_iter_no_change=4, random_state=random_state))
+        hidden_layer_sizes=(256, 128), batch_size=1024, learning_rate_init=2e-3, max_iter=12,
+        early_stopping=True, validation_fraction=0.05, n_iter_no_change=3, random_state=random_state))
 
 
 def _as_training_set(corpus, trees):
@@ -111,7 +113,9 @@ class StructurePredictor(BaseEstimator):
             train[rng.choice(len(trees), n_val, replace=False)] = False
         X, labels = self._edge_rows(phi[train], [r for r, keep in zip(rows, train) if keep], basis, max_depth)
         clf = clone(self.classifier) if self.classifier is not None else default_classifier(self.random_state)
-        clf.fit(X, labels)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter is a time budget here
+            clf.fit(X.astype(np.float32), labels)
         self.basis_ = basis
         self.max_depth_ = max_depth
         self.features_ = features
