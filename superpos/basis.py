@@ -189,6 +189,9 @@ class Basis:
     def __len__(self) -> int:
         return len(self.functions)
 
+    def __reduce__(self):
+        return (Basis, (self.to_list(),))
+
     def __repr__(self) -> str:
         return f"Basis({self.names[1:]!r})"
 

@@ -130,6 +130,64 @@ def evaluate(
             typer.echo(f"{key:8s} {r['n']:6d} {r['top1']:7.3f} {r['topk']:7.3f} {r['hamming']:8.2f} {r['size_error']:+9.2f}")
 
 
+def _rename(expr, names):
+    import sympy
+
+    subs = {s: sympy.Symbol(names[int(s.name[1:]) - 1], real=True) for s in expr.free_symbols
+            if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= len(names)}
+    return expr.xreplace(subs)
+
+
+@app.command()
+def predict(
+    data: str = typer.Argument(..., help="CSV/TSV with a header row, .npz with X and y, or - for stdin"),
+    model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
+    target: Optional[str] = typer.Option(None, help="target column (default: the last)"),
+    fmt: str = typer.Option("text", "--format", help="text, latex or json"),
+    top_k: int = typer.Option(200, "--top-k", help="skeletons the data chooses between"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
+    seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
+) -> None:
+    """Find the formula behind a data set: structure from the model, constants from the data.
+
+    Example: superpos predict datasets/examples/damped.csv --format json
+    """
+    import sympy
+
+    from .io import read_dataset
+    from .persist import atomic_write_text
+    from .regressor import SuperposRegressor
+
+    try:
+        if fmt not in ("text", "latex", "json"):
+            raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+        if output is not None and not output.parent.is_dir():
+            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        X, y, names = read_dataset(data, target)
+        t = time.perf_counter()
+        reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, random_state=seed).fit(X, y)
+        seconds = time.perf_counter() - t
+        expr = _rename(reg.expr_, names)
+        r2 = float(reg.score(X, y))
+        if fmt == "json":
+            import json
+
+            cands = [{"formula": str(_rename(c.formula, names)), "r2": float(c.r2_validation),
+                      "loglik": float(c.log_likelihood)} for c in reg.candidates_[:20]]
+            text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": r2, "seconds": seconds,
+                               "candidates": cands}, indent=2) + "\n"
+        elif fmt == "latex":
+            text = sympy.latex(expr) + "\n"
+        else:
+            text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            atomic_write_text(output, text)
+    except SuperposError as exc:
+        _fail(exc)
+
+
 def main() -> None:  # pragma: no cover
     app()
 

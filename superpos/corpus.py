@@ -30,7 +30,8 @@ class Corpus:
     """Pairs (data set, tree), stored flat: data sets may have different numbers of points.
 
     ``trees[k]`` is the canonical prefix tree of formula k, ``constants[k]`` the values of
-    its ``c`` leaves, ``dataset(k)`` its points (X (n, m), y (n,)).
+    its ``c`` leaves, ``dataset(k)`` its points (X (n, m_k), y (n,)); data sets may use
+    fewer variables than the basis (``var_counts``).
     """
 
     basis: Basis
@@ -43,6 +44,7 @@ class Corpus:
     point_offsets: np.ndarray
     max_depth: int = 5
     max_size: int = 12
+    var_counts: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tree_offsets) - 1
@@ -59,7 +61,8 @@ class Corpus:
 
     def dataset(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         a, b = self.point_offsets[k], self.point_offsets[k + 1]
-        return self.X_flat[a:b], self.y_flat[a:b]
+        m = self.X_flat.shape[1] if self.var_counts is None else int(self.var_counts[k])
+        return self.X_flat[a:b, :m], self.y_flat[a:b]
 
     @property
     def datasets(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -82,11 +85,15 @@ class Corpus:
             return (np.concatenate(parts) if parts else empty), off
 
         m = basis.n_variables
+        Xs = [np.asarray(X, dtype=np.float64).reshape(len(X), -1) for X, _ in datasets]
+        counts = np.array([X.shape[1] for X in Xs], dtype=np.int64)
+        if np.any(counts > m):
+            raise SuperposError(f"a data set has more variables than the basis ({m})")
         tf, to = flat(trees, np.int64)
         cf, co = flat(constants, np.float64)
-        Xf, po = flat([np.asarray(X, dtype=np.float64).reshape(len(X), -1) for X, _ in datasets], np.float64, m)
+        Xf, po = flat([np.pad(X, ((0, 0), (0, m - X.shape[1]))) for X in Xs], np.float64, m)
         yf, _ = flat([y for _, y in datasets], np.float64)
-        return cls(basis, tf, to, cf, co, Xf, yf, po, int(max_depth), int(max_size))
+        return cls(basis, tf, to, cf, co, Xf, yf, po, int(max_depth), int(max_size), counts)
 
     def save(self, path) -> None:
         """Write an ``.npz`` (no pickle) atomically."""
@@ -97,7 +104,7 @@ class Corpus:
         atomic_write_npz(path, meta=np.array(json.dumps(meta)), tree_flat=self.tree_flat,
                          tree_offsets=self.tree_offsets, const_flat=self.const_flat,
                          const_offsets=self.const_offsets, X_flat=self.X_flat, y_flat=self.y_flat,
-                         point_offsets=self.point_offsets)
+                         point_offsets=self.point_offsets, var_counts=self._var_counts())
 
     @classmethod
     def load(cls, path) -> "Corpus":
@@ -107,7 +114,12 @@ class Corpus:
         return cls(Basis(meta["basis"]), *(z[k] for k in ("tree_flat", "tree_offsets", "const_flat",
                                                             "const_offsets", "X_flat", "y_flat",
                                                             "point_offsets")),
-                   max_depth=meta["max_depth"], max_size=meta["max_size"])
+                   max_depth=meta["max_depth"], max_size=meta["max_size"], var_counts=z.get("var_counts"))
+
+    def _var_counts(self) -> np.ndarray:
+        if self.var_counts is None:
+            return np.full(len(self), self.X_flat.shape[1], dtype=np.int64)
+        return np.asarray(self.var_counts, dtype=np.int64)
 
 
 def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,

@@ -30,15 +30,82 @@ def test_unknown_basis_name_is_one_line_error():
     assert r.output.count("\n") == 1 and r.output.startswith("error: ") and "Traceback" not in r.output
 
 
-def test_generate_fit_evaluate_round_trip(tmp_path):
-    corpus, model = tmp_path / "c.npz", tmp_path / "m.npz"
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli")
+    corpus, model = tmp / "c.npz", tmp / "m.npz"
     r = runner.invoke(app, ["generate", str(corpus), "--n", "300", "--max-depth", "3", "--max-size", "7"])
     assert r.exit_code == 0, r.output
     r = runner.invoke(app, ["fit", str(corpus), str(model), "--context", "parent+position+depth"])
     assert r.exit_code == 0, r.output
+    return corpus, model
+
+
+def test_generate_fit_evaluate_round_trip(model_file):
+    corpus, model = model_file
     r = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model)])
     assert r.exit_code == 0, r.output
     assert "top-1" in r.output and "all" in r.output
+
+
+def test_predict_text_json_latex(model_file, tmp_path):
+    import json
+
+    data = tmp_path / "d.csv"
+    x = np.linspace(0.5, 3, 30)
+    data.write_text("speed,y\n" + "".join(f"{a},{2.5 * a}\n" for a in x))
+    r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--top-k", "20"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert "speed" in lines[0] and "x1" not in lines[0] and lines[1].startswith("R^2")
+    out = tmp_path / "o.json"
+    r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--top-k", "20",
+                            "--format", "json", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    js = json.loads(out.read_text())
+    assert set(js) == {"formula", "latex", "r2", "seconds", "candidates"}
+    assert set(js["candidates"][0]) == {"formula", "r2", "loglik"}
+    assert js["r2"] > 0.99
+    r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--format", "latex"])
+    assert r.exit_code == 0 and "speed" in r.output
+
+
+def _bad_model(tmp, kind):
+    p = tmp / "bad.npz"
+    if kind == "truncated":
+        p.write_bytes(b"PK\x03\x04 truncated")
+    elif kind == "foreign":
+        np.savez(p, weights=np.ones(3))
+    return p
+
+
+@pytest.mark.parametrize("case", ["empty", "header", "one column", "text cell", "nan", "inf", "few rows",
+                                  "constant", "huge", "missing model", "truncated model", "foreign model",
+                                  "missing output folder", "bad format"])
+def test_predict_bad_input_table(model_file, tmp_path, case):
+    good = "x1,y\n" + "".join(f"{a},{a * a + 1}\n" for a in np.linspace(-2, 2, 9))
+    texts = {"empty": "", "header": "x1,y\n", "one column": "y\n1\n2\n3\n4\n5\n",
+             "text cell": good.replace("1.0,", "a,", 1) if "1.0," in good else "x1,y\n1,2\nb,3\n3,4\n4,5\n5,6\n",
+             "nan": "x1,y\n1,2\n2,nan\n3,4\n4,5\n5,6\n", "inf": "x1,y\n1,2\n2,inf\n3,4\n4,5\n5,6\n",
+             "few rows": "x1,y\n1,2\n2,3\n", "constant": "x1,y\n1,2\n2,2\n3,2\n4,2\n5,2\n",
+             "huge": "x1,y\n1,2\n2,1e305\n3,4\n4,5\n5,6\n"}
+    data = tmp_path / "d.csv"
+    data.write_text(texts.get(case, good))
+    model = model_file[1]
+    if case == "missing model":
+        model = tmp_path / "none.npz"
+    elif case.endswith("model"):
+        model = _bad_model(tmp_path, case.split()[0])
+    out = tmp_path / ("nofolder/o.txt" if case == "missing output folder" else "o.txt")
+    args = ["predict", str(data), "--model", str(model), "-o", str(out), "--top-k", "10"]
+    if case == "bad format":
+        args += ["--format", "yaml"]
+    r = runner.invoke(app, args)
+    assert r.exit_code != 0
+    assert r.output.startswith("error: ") and r.output.count("\n") == 1, r.output
+    assert "Traceback" not in r.output
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 @pytest.mark.parametrize("args", [

@@ -71,10 +71,19 @@ def test_corpus_load_refuses_foreign_file(tmp_path):
         Corpus.load(tmp_path / "missing.npz")
 
 
-def test_multivariable_corpus():
-    b = Basis.default(n_variables=2)
-    c = generate_corpus(b, 40, random_state=0, n_variables=2)
-    assert c.X_flat.shape[1] == 2
+def test_multivariable_corpus(tmp_path):
+    b = Basis.default(n_variables=3)
+    c = generate_corpus(b, 60, random_state=0, n_variables=(1, 3))
+    widths = {c.dataset(k)[0].shape[1] for k in range(len(c))}
+    assert widths == {1, 2, 3}
+    for k in range(len(c)):
+        X, _ = c.dataset(k)
+        used = {b.functions[i].index for i in c.trees[k] if b.functions[i].kind == "variable"}
+        assert max(used) < X.shape[1]
+    c.save(tmp_path / "m.npz")
+    back = Corpus.load(tmp_path / "m.npz")
+    assert [back.dataset(k)[0].shape for k in range(len(c))] == [c.dataset(k)[0].shape for k in range(len(c))]
+    assert c.subset(slice(0, 10)).dataset(3)[0].shape == c.dataset(3)[0].shape
 
 
 @pytest.mark.parametrize("n", [5, 20, 300])

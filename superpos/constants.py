@@ -1,0 +1,647 @@
+"""Constant fitting and candidate selection for formula skeletons.
+
+A skeleton is a prefix tree whose ``c`` leaves (``basis.constant``) are free constants
+c0, c1, ... in prefix order. :class:`Skeleton` compiles one tree once: constant-free
+subtrees are evaluated once per point set, the rest is evaluated for a whole batch of
+constant vectors in one numpy pass (shape (B, n)), so several starts, a finite-difference
+Jacobian and the variable-projection columns all cost one vectorised evaluation.
+
+Constants that enter the formula linearly (their path to the root passes only through
+add, sub, neg, the factor of a mul whose other factor holds no linear constant and the
+numerator of a div whose denominator holds none) are solved exactly by linear least
+squares given the others (variable projection, Golub & Pereyra 1973); the remaining
+ones by a Levenberg-Marquardt iteration run for all starts at once. Overflow, NaN and
+domain errors give an infinite cost: the candidate loses, nothing raises.
+"""
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from .basis import Basis
+from .exceptions import SuperposError
+from .tree import is_admissible, to_string, to_sympy
+
+__all__ = ["Skeleton", "FitResult", "Candidate", "fit_constants", "fit_candidates", "refine_constants",
+           "selection_order", "snap_constants", "split_points", "unique_trees", "nmse", "r2",
+           "round_constants", "simplify_capped", "skeleton_key", "structural_key"]
+
+_LINEAR_PARENTS = ("add", "sub", "neg")
+_MAX_ABS = 1e150
+
+
+def nmse(y: np.ndarray, pred: np.ndarray) -> float:
+    """Mean squared error over the variance of y (1 for a constant predictor at the mean,
+    inf when pred is not finite). A constant y uses its mean square instead (or 1)."""
+    pred = np.asarray(pred, dtype=np.float64)
+    if pred.shape != y.shape or not np.all(np.isfinite(pred)):
+        return np.inf
+    var = float(np.var(y))
+    if var <= 1e-300:
+        var = max(float(np.mean(y * y)), 1.0)
+    with np.errstate(all="ignore"):
+        out = float(np.mean((y - pred) ** 2)) / var
+    return out if np.isfinite(out) else np.inf
+
+
+def r2(y: np.ndarray, pred: np.ndarray) -> float:
+    """Coefficient of determination 1 - NMSE (-inf for non-finite predictions)."""
+    return 1.0 - nmse(np.asarray(y, dtype=np.float64), pred)
+
+
+class Skeleton:
+    """One tree compiled for batched evaluation over constant vectors.
+
+    Attributes: ``tree`` (prefix array), ``n_constants``, ``linear`` (bool per constant:
+    enters the formula linearly), ``size`` (nodes), ``max_variable`` (highest input
+    column used, -1 for none).
+    """
+
+    def __init__(self, tree, basis: Basis):
+        t = np.asarray(tree, dtype=np.int64).ravel()
+        if not is_admissible(t, basis.arities):
+            raise SuperposError(f"not an admissible tree: {t.tolist()}")
+        self.tree = t
+        self.basis = basis
+        self.size = int(t.size)
+        funcs = basis.functions
+        n = t.size
+        kids: list[list[int]] = [[] for _ in range(n)]
+        parent = np.full(n, -1, dtype=np.int64)
+        stack: list[int] = []
+        for k, c in enumerate(t):
+            if stack:
+                p = stack[-1]
+                kids[p].append(k)
+                parent[k] = p
+                while stack and len(kids[stack[-1]]) == basis.arities[t[stack[-1]]]:
+                    stack.pop()
+            if basis.arities[c] > 0:
+                stack.append(k)
+        self._kids = kids
+        self._parent = parent
+        const_pos = [k for k in range(n) if funcs[t[k]].kind == "constant"]
+        self._const_index = {k: j for j, k in enumerate(const_pos)}
+        self.n_constants = len(const_pos)
+        has_const = np.zeros(n, dtype=bool)
+        for k in range(n - 1, -1, -1):
+            has_const[k] = funcs[t[k]].kind == "constant" or any(has_const[c] for c in kids[k])
+        self._dynamic = has_const
+        variables = [funcs[c].index for c in t if funcs[c].kind == "variable"]
+        self.max_variable = max(variables) if variables else -1
+        self.linear = self._linear_constants(const_pos)
+
+    # ------------------------------------------------------------------ structure
+    def _subtree_consts(self, k: int) -> list[int]:
+        out, todo = [], [k]
+        while todo:
+            u = todo.pop()
+            if u in self._const_index:
+                out.append(self._const_index[u])
+            todo.extend(self._kids[u])
+        return out
+
+    def _linear_constants(self, const_pos) -> np.ndarray:
+        """Greedy in prefix order: a constant is linear when every ancestor keeps the
+        formula affine in it and no multiplicative sibling holds a constant already
+        marked linear (so the linear set enters affinely, never as a product)."""
+        funcs, t = self.basis.functions, self.tree
+        linear = np.zeros(len(const_pos), dtype=bool)
+        for j, k in enumerate(const_pos):
+            ok, u = True, k
+            siblings: list[int] = []
+            while ok and self._parent[u] >= 0:
+                p = int(self._parent[u])
+                name = funcs[t[p]].name
+                if name in _LINEAR_PARENTS:
+                    pass
+                elif name == "mul":
+                    siblings += [s for s in self._kids[p] if s != u]
+                elif name == "div" and self._kids[p][0] == u:
+                    siblings.append(self._kids[p][1])
+                else:
+                    ok = False
+                u = p
+            if ok:
+                # symmetric: a later constant in one of these siblings sees this one
+                # in its own siblings at the same mul/div and stays nonlinear
+                others = [c for s in siblings for c in self._subtree_consts(s)]
+                linear[j] = not any(linear[c] for c in others)
+        return linear
+
+    # ----------------------------------------------------------------- evaluation
+    def bind(self, X: np.ndarray):
+        """Return f(C) -> (B, n) evaluating the tree on points X for constants C (B, K).
+
+        Constant-free subtrees are evaluated here, once."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        if self.max_variable >= X.shape[1]:
+            raise SuperposError(f"the formula uses x{self.max_variable + 1} but the data has {X.shape[1]} variables")
+        n_pts = X.shape[0]
+        funcs, t, kids = self.basis.functions, self.tree, self._kids
+        static: dict[int, np.ndarray] = {}
+        program = []  # (node, kind, payload) in reverse prefix order, dynamic nodes only
+        with np.errstate(all="ignore"):
+            for k in range(t.size - 1, -1, -1):
+                f = funcs[t[k]]
+                if not self._dynamic[k]:
+                    if f.kind == "variable":
+                        static[k] = X[:, f.index][None, :]
+                    elif f.kind == "number":
+                        static[k] = np.full((1, n_pts), f.value)
+                    else:
+                        static[k] = np.asarray(f.numpy(*[static[c] for c in kids[k]]), dtype=np.float64)
+                elif f.kind == "constant":
+                    program.append((k, None, self._const_index[k]))
+                else:
+                    program.append((k, f.numpy, kids[k]))
+        root_static = static.get(0)
+        template = [static.get(k) for k in range(t.size)]
+
+        def f(C: np.ndarray) -> np.ndarray:
+            C = np.asarray(C, dtype=np.float64)
+            B = C.shape[0]
+            if root_static is not None:
+                return np.broadcast_to(root_static, (B, n_pts))
+            vals = template.copy()
+            with np.errstate(all="ignore"):
+                for k, fn, payload in program:
+                    if fn is None:
+                        vals[k] = C[:, payload:payload + 1]
+                    else:
+                        vals[k] = np.asarray(fn(*[vals[c] for c in payload]), dtype=np.float64)
+            out = vals[0]
+            return out if out.shape == (B, n_pts) else np.broadcast_to(out, (B, n_pts))
+
+        return f
+
+    def evaluate(self, X, constants=None) -> np.ndarray:
+        """Values on X (n,) for one constant vector."""
+        c = np.zeros((1, self.n_constants)) if constants is None else np.asarray(constants, dtype=np.float64).reshape(1, -1)
+        if c.shape[1] != self.n_constants:
+            raise SuperposError(f"the tree has {self.n_constants} constants but {c.shape[1]} values were given")
+        return np.array(self.bind(X)(c)[0])
+
+    def sympy(self, constants=None) -> sympy.Expr:
+        return to_sympy(self.tree, self.basis, constants)
+
+    def __repr__(self) -> str:
+        return f"Skeleton({to_string(self.tree, self.basis)})"
+
+
+@dataclass
+class FitResult:
+    """Fitted constants and the training cost of one skeleton."""
+
+    constants: np.ndarray
+    nmse: float
+    n_evaluations: int = 0
+    pred: np.ndarray | None = field(default=None, repr=False)
+
+
+def _batched_lstsq(A: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """a minimising ||t - a @ A|| per batch row: A (B, L, n), t (B, n) -> (B, L); rows with
+    non-finite input give NaN."""
+    with np.errstate(all="ignore"):
+        bad = ~np.isfinite(A.sum(axis=(1, 2)) + t.sum(axis=1))
+        if bad.any():
+            A = np.where(np.isfinite(A), A, 0.0)
+            t = np.where(np.isfinite(t), t, 0.0)
+        if A.shape[1] == 1:
+            den = np.einsum("bn,bn->b", A[:, 0], A[:, 0])
+            a = (np.einsum("bn,bn->b", A[:, 0], t) / np.where(den > 1e-300, den, 1.0))[:, None]
+        else:
+            M = np.einsum("bln,bkn->blk", A, A)
+            d = np.einsum("bll->bl", M)
+            M = M + (1e-13 * (d.max(axis=1) + 1e-300))[:, None, None] * np.eye(A.shape[1])[None]
+            try:
+                a = np.linalg.solve(M, np.einsum("bln,bn->bl", A, t)[:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:
+                a = np.einsum("bln,bn->bl", np.linalg.pinv(np.transpose(A, (0, 2, 1)), rcond=1e-12), t)
+    a[bad] = np.nan
+    return a
+
+
+class _Problem:
+    """Variable-projection residual for one skeleton on one point set."""
+
+    def __init__(self, sk: Skeleton, X, y):
+        self.f = sk.bind(X)
+        self.y = y
+        self.K = sk.n_constants
+        self.lin = np.flatnonzero(sk.linear)
+        self.nl = np.flatnonzero(~sk.linear)
+        self.n_eval = 0
+        var = float(np.var(y))
+        self.scale = var if var > 1e-300 else max(float(np.mean(y * y)), 1.0)
+
+    def project(self, b: np.ndarray):
+        """b (S, K_nl) -> (full constants (S, K), predictions (S, n))."""
+        S, L = b.shape[0], self.lin.size
+        C = np.zeros((S, L + 1, self.K))
+        C[:, :, self.nl] = b[:, None, :]
+        if L:
+            C[:, np.arange(1, L + 1), self.lin] = 1.0
+        F = self.f(C.reshape(S * (L + 1), self.K)).reshape(S, L + 1, -1)
+        self.n_eval += S * (L + 1)
+        full = C[:, 0, :].copy()
+        if not L:
+            return full, np.array(F[:, 0])
+        r0 = F[:, 0]
+        A = F[:, 1:] - r0[:, None, :]
+        with np.errstate(all="ignore"):
+            a = _batched_lstsq(A, self.y[None, :] - r0)
+            pred = r0 + np.einsum("bl,bln->bn", np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(A), A, 0.0))
+        pred[~np.isfinite(a.sum(axis=1))] = np.nan
+        full[:, self.lin] = a
+        return full, pred
+
+    def cost(self, pred: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            c = np.mean((self.y[None, :] - pred) ** 2, axis=1) / self.scale
+        c[~np.isfinite(c)] = np.inf
+        return c
+
+
+def _starts(n_nl: int, n_starts: int, rng: np.random.Generator, init=None) -> np.ndarray:
+    base = [np.ones(n_nl), -np.ones(n_nl), np.full(n_nl, 0.5), np.full(n_nl, 2.0)]
+    rows = base[:max(1, n_starts)]
+    if init is not None:
+        rows = [np.asarray(init, dtype=np.float64)] + rows
+    while len(rows) < n_starts + (init is not None):
+        rows.append(rng.uniform(-3.0, 3.0, n_nl))
+    return np.array(rows).reshape(len(rows), n_nl)
+
+
+def fit_constants(skeleton: Skeleton, X, y, n_starts: int = 4, max_iter: int = 40, init=None,
+                  random_state=None, tol: float = 1e-8) -> FitResult:
+    """Least-squares constants of ``skeleton`` on (X, y).
+
+    Linear constants are solved exactly for each value of the nonlinear ones (variable
+    projection); the nonlinear ones run a Levenberg-Marquardt iteration (finite-difference
+    Jacobian of the projected residual) from ``n_starts`` starts at once: all ones,
+    minus ones, 0.5, 2, then uniform in [-3, 3]; ``init`` (nonlinear values or a full
+    constant vector) is tried first. The best start wins. Never raises on bad numerics:
+    a skeleton that cannot be evaluated gets ``nmse = inf``.
+    """
+    y = np.asarray(y, dtype=np.float64).ravel()
+    pb = _Problem(skeleton, X, y)
+    if skeleton.n_constants == 0:
+        pred = np.array(pb.f(np.zeros((1, 0)))[0])
+        return FitResult(np.zeros(0), float(pb.cost(pred[None])[0]), 1, pred)
+    nl = pb.nl
+    if init is not None:
+        init = np.asarray(init, dtype=np.float64).ravel()
+        if init.size == skeleton.n_constants:
+            init = init[nl]
+        if init.size != nl.size or not np.all(np.isfinite(init)):
+            init = None
+    if nl.size == 0:
+        full, pred = pb.project(np.zeros((1, 0)))
+        return FitResult(full[0], float(pb.cost(pred)[0]), pb.n_eval, pred[0])
+    rng = np.random.default_rng(random_state)
+    b = _starts(nl.size, n_starts, rng, init)
+    S, P = b.shape
+    full, pred = pb.project(b)
+    cost = pb.cost(pred)
+    mu = np.full(S, 1e-3)
+    active = np.isfinite(cost)
+    eye = np.eye(P)
+    for _ in range(max_iter):
+        if not active.any():
+            break
+        ia = np.flatnonzero(active)
+        ba, pa = b[ia], pred[ia]
+        h = 1e-6 * (1.0 + np.abs(ba))  # (s, P)
+        bp = np.repeat(ba[:, None, :], P, axis=1) + h[:, :, None] * eye[None]
+        _, pj = pb.project(bp.reshape(-1, P))
+        J = (pj.reshape(ia.size, P, -1) - pa[:, None, :]) / h[:, :, None]  # d pred / d b: (s, P, n)
+        J = np.where(np.isfinite(J), J, 0.0)
+        res = y[None, :] - pa
+        g = np.einsum("spn,sn->sp", J, res)
+        JTJ = np.einsum("spn,sqn->spq", J, J)
+        diag = np.einsum("spp->sp", JTJ)
+        M = JTJ + (mu[ia, None] * (diag + 1e-12 * (1.0 + diag.max(axis=1, keepdims=True))))[:, :, None] * eye[None]
+        with np.errstate(all="ignore"):
+            if P == 1:
+                step = g / M[:, :, 0]
+            else:
+                try:
+                    step = np.linalg.solve(M, g[:, :, None])[:, :, 0]
+                except np.linalg.LinAlgError:
+                    step = np.stack([np.linalg.lstsq(M[s], g[s], rcond=None)[0] for s in range(ia.size)])
+        step = np.where(np.isfinite(step), step, 0.0)
+        bn = ba + step
+        if np.abs(bn).max() > _MAX_ABS:
+            bn = np.clip(bn, -_MAX_ABS, _MAX_ABS)
+        fn, pn = pb.project(bn)
+        cn = pb.cost(pn)
+        better = cn < cost[ia]
+        gain = np.where(better, (cost[ia] - cn) / np.maximum(cost[ia], 1e-300), 0.0)
+        acc = ia[better]
+        b[acc], pred[acc], full[acc], cost[acc] = bn[better], pn[better], fn[better], cn[better]
+        mu[acc] = np.maximum(mu[acc] / 3.0, 1e-12)
+        rej = ia[~better]
+        mu[rej] *= 4.0
+        small_step = np.all(np.abs(step) <= 1e-10 * (1.0 + np.abs(ba)), axis=1)
+        done = (better & (gain < tol)) | (mu[ia] > 1e8) | small_step
+        active[ia[done]] = False
+        if cost.min() < 1e-26:  # an exact fit: the other starts cannot beat it meaningfully
+            break
+    best = int(np.argmin(cost))
+    return FitResult(full[best].copy(), float(cost[best]), pb.n_eval, pred[best].copy())
+
+
+# ----------------------------------------------------------------- sympy helpers
+
+class _Timeout(Exception):
+    pass
+
+
+def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
+    """sympy.simplify under a wall-clock cap (SIGALRM, so only in the main thread and when
+    no other interval timer is running; otherwise ``expr`` comes back as it is). Returns
+    ``expr`` unchanged on timeout or when simplify makes it longer.
+    Symbols named in ``positive`` are treated as positive while simplifying."""
+    repl = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols if s.name in set(positive)}
+    back = {v: k for k, v in repl.items()}
+    e = expr.xreplace(repl) if repl else expr
+    out = e
+    usable = (seconds > 0 and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)  # never disturb a caller's own timer
+    if usable:
+        def _alarm(signum, frame):
+            raise _Timeout()
+
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            out = sympy.simplify(e)
+            if sympy.count_ops(out) > sympy.count_ops(e):
+                out = e
+        except _Timeout:
+            out = e
+        except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
+            out = e
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+    return out.xreplace(back) if back else out
+
+
+def round_constants(expr: sympy.Expr, digits: int = 3, max_denominator: int = 12,
+                    keep_floats: bool = False) -> sympy.Expr:
+    """Floats within ``digits`` significant digits of a small rational (denominator <=
+    ``max_denominator``) become that rational; the others become the exact rational of
+    their value rounded to ``digits`` significant digits, or stay as they are when
+    ``keep_floats``."""
+    def fix(f):
+        v = float(f)
+        if not np.isfinite(v):
+            return f
+        if v == 0:
+            return sympy.Integer(0)
+        q = sympy.Rational(v).limit_denominator(max_denominator)
+        if abs(float(q) - v) <= 0.5 * 10.0 ** (1 - digits) * abs(v):
+            return q
+        return f if keep_floats else sympy.Rational(f"{v:.{digits}g}")
+
+    return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
+
+
+def skeleton_key(tree, basis: Basis) -> str:
+    """A string equal for trees sympy renders alike up to renaming their constants
+    (c0*x1 + c1 and c1 + x1*c0): duplicates of one skeleton need one fit. All constants
+    become one symbol unless sympy would then merge some (c0*c1 -> c**2); in that case
+    the key keeps the prefix-order names."""
+    e = to_sympy(tree, basis)
+    cs = {s for s in e.free_symbols if s.name.startswith("c") and s.name[1:].isdigit()}
+    if not cs:
+        return str(e)
+    k = sympy.Symbol("_c")
+    merged = e.xreplace({s: k for s in cs})
+    before = sum(1 for a in sympy.preorder_traversal(e) if a in cs)
+    after = sum(1 for a in sympy.preorder_traversal(merged) if a == k)
+    return str(merged) if before == after else "#" + str(e)
+
+
+# ------------------------------------------------------------------- candidates
+
+@dataclass
+class Candidate:
+    """One decoded skeleton after fitting: ``tree``, decoder ``log_likelihood`` and
+    ``rank`` (0 = most likely), constants fitted on the fitting part, the normalised
+    errors on the fitting and validation parts and ``r2_validation``."""
+
+    tree: np.ndarray
+    basis_names: tuple = field(repr=False)
+    log_likelihood: float
+    rank: int
+    constants: np.ndarray
+    nmse_fit: float
+    nmse_validation: float
+
+    @property
+    def size(self) -> int:
+        return int(self.tree.size)
+
+    @property
+    def complexity(self) -> int:
+        """Nodes plus free constants: a fitted constant costs more than a fixed number."""
+        return int(self.tree.size + self.constants.size)
+
+    @property
+    def basis(self) -> Basis:
+        return Basis(self.basis_names)
+
+    @property
+    def r2_validation(self) -> float:
+        return 1.0 - self.nmse_validation
+
+    @property
+    def formula(self) -> sympy.Expr:
+        """The skeleton with its fitted constants (rounded to 6 significant digits)."""
+        c = [float(f"{v:.6g}") if np.isfinite(v) else v for v in self.constants]
+        return to_sympy(self.tree, self.basis, c)
+
+    @property
+    def skeleton(self) -> sympy.Expr:
+        return to_sympy(self.tree, self.basis)
+
+    def __repr__(self) -> str:
+        return (f"Candidate({self.formula}, log_likelihood={self.log_likelihood:.3f}, "
+                f"r2_validation={self.r2_validation:.6g})")
+
+
+def split_points(n: int, validation_fraction: float, rng: np.random.Generator):
+    """Indices (fit, validation). Fewer than 8 points, or a zero fraction: both are all points."""
+    n_val = int(round(validation_fraction * n))
+    if n < 8 or n_val < 2 or n - n_val < 4:
+        idx = np.arange(n)
+        return idx, idx
+    perm = rng.permutation(n)
+    return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+
+
+_COMMUTATIVE = ("add", "mul")
+
+
+def structural_key(tree, basis: Basis) -> str:
+    """Functional notation with the arguments of add and mul sorted and every constant
+    written ``c``: equal for trees that differ only by the order of commutative
+    arguments (about 50x cheaper than :func:`skeleton_key`)."""
+    funcs = basis.functions
+    stack: list[str] = []
+    for c in np.asarray(tree)[::-1]:
+        f = funcs[c]
+        if f.arity == 0:
+            stack.append(f.name)
+            continue
+        args = [stack.pop() for _ in range(f.arity)]
+        if f.name in _COMMUTATIVE:
+            args.sort()
+        stack.append(f"{f.name}({','.join(args)})")
+    return stack[0]
+
+
+def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"):
+    """Drop trees using variables beyond ``n_variables`` and duplicates of a better-ranked
+    tree: ``key="structural"`` (commutative reorderings, cheap) or ``"sympy"`` (trees
+    sympy renders alike, e.g. x1 + x1 and 2*x1; about 0.5 ms per tree).
+    ``ranked``: [(score, tree)] best first -> [(rank, score, tree)]."""
+    seen, out = set(), []
+    bad_vars = {j for j, f in enumerate(basis.functions) if f.kind == "variable" and f.index >= n_variables}
+    for r, (score, tree) in enumerate(ranked):
+        if bad_vars and bad_vars.intersection(np.asarray(tree).tolist()):
+            continue
+        try:
+            k = skeleton_key(tree, basis) if key == "sympy" else structural_key(tree, basis)
+        except Exception:  # noqa: BLE001 - sympy may choke on an odd tree; keep it unkeyed
+            k = ("tree", tuple(tree))
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append((r, float(score), np.asarray(tree)))
+    return out
+
+
+def fit_candidates(ranked, basis: Basis, X, y, fit_idx, val_idx, n_starts: int = 4, max_iter: int = 40,
+                   random_state=None, screen: tuple | None = (2, 8), refit_top: int = 10) -> list[Candidate]:
+    """Fit every (rank, score, tree) on the points ``fit_idx``, score on ``val_idx``.
+
+    With ``screen=(starts, iterations)`` every skeleton first gets that cheaper fit; the
+    ``refit_top`` best by validation error (and every skeleton whose fit failed to be
+    finite in the screen) are then fitted with ``n_starts`` / ``max_iter``, starting
+    also from the screen's constants. ``screen=None`` fits all at full effort."""
+    Xf, yf, Xv, yv = X[fit_idx], y[fit_idx], X[val_idx], y[val_idx]
+    same = np.array_equal(fit_idx, val_idx)
+    names = tuple(basis.to_list())
+
+    def one(sk, starts, iters, init=None):
+        res = fit_constants(sk, Xf, yf, n_starts=starts, max_iter=iters, init=init, random_state=random_state)
+        if same:
+            nv = res.nmse
+        elif np.isfinite(res.nmse):
+            with np.errstate(all="ignore"):
+                nv = nmse(yv, np.array(sk.bind(Xv)(res.constants[None])[0]))
+        else:
+            nv = np.inf
+        return res, nv
+
+    sks = [Skeleton(tree, basis) for _, _, tree in ranked]
+    full = screen is None
+    starts, iters = (n_starts, max_iter) if full else screen
+    fits = [one(sk, starts, iters) for sk in sks]
+    if not full:
+        err = np.array([nv for _, nv in fits])
+        order = np.argsort(err, kind="stable")
+        redo = [int(j) for j in order[:refit_top] if sks[j].n_constants and not sks[j].linear.all()]
+        for j in redo:
+            res, nv = one(sks[j], n_starts, max_iter, init=fits[j][0].constants)
+            if nv < fits[j][1] or not np.isfinite(fits[j][1]):
+                fits[j] = (res, nv)
+    return [Candidate(tree, names, score, r, res.constants, res.nmse, nv)
+            for (r, score, tree), (res, nv) in zip(ranked, fits)]
+
+
+def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:
+    """Candidates best first. The validation error decides; errors within ``rtol`` (relative)
+    or ``atol`` (absolute, normalised error) of the best count as a tie, and ties go to the
+    simpler tree (fewer nodes plus free constants), then the more likely one. The rest
+    follow by validation error."""
+    if not cands:
+        return []
+    err = np.array([c.nmse_validation if np.isfinite(c.nmse_validation) else np.inf for c in cands])
+    best = err.min()
+    tied = err <= best * (1.0 + rtol) + atol if np.isfinite(best) else np.ones(len(cands), bool)
+    key = [((0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, err[k], c.complexity, c.rank))
+           for k, c in enumerate(cands)]
+    return sorted(range(len(cands)), key=lambda k: key[k])
+
+
+def refine_constants(skeleton: Skeleton, X, y, constants, max_nfev: int = 200) -> FitResult:
+    """Polish constants on all points with scipy.optimize.least_squares (Levenberg-Marquardt
+    on the full residual, falling back to trust-region reflective); keeps the input when
+    that is not better."""
+    from scipy.optimize import least_squares
+
+    y = np.asarray(y, dtype=np.float64).ravel()
+    f = skeleton.bind(X)
+    c0 = np.asarray(constants, dtype=np.float64)
+    base = nmse(y, np.array(f(c0[None])[0]))
+    if skeleton.n_constants == 0 or not np.all(np.isfinite(c0)):
+        return FitResult(c0, base)
+
+    def resid(c):
+        with np.errstate(all="ignore"):
+            r = np.array(f(c[None])[0]) - y
+        return np.where(np.isfinite(r), r, 1e150)
+
+    best_c, best = c0, base
+    method = "lm" if y.size >= c0.size else "trf"
+    try:
+        with np.errstate(all="ignore"):
+            sol = least_squares(resid, c0, method=method, max_nfev=max_nfev, xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        e = nmse(y, np.array(f(sol.x[None])[0]))
+        if e < best:
+            best_c, best = sol.x, e
+    except Exception:  # noqa: BLE001 - a numerically hopeless start must not crash a fit
+        pass
+    return FitResult(np.asarray(best_c, dtype=np.float64), best)
+
+
+def snap_constants(skeleton: Skeleton, X, y, constants, max_denominator: int = 12,
+                   rtol: float = 1e-5) -> np.ndarray:
+    """Replace each constant by a nearby small rational (within ``rtol``, relative; an
+    integer when the constant exceeds 10 in magnitude) when
+    the fit on (X, y) stays as good (normalised error grows by < 1e-10 or 0.1 %). On exact
+    data fitted constants are that close; on noisy data they rarely are, and stay."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    f = skeleton.bind(X)
+    c = np.asarray(constants, dtype=np.float64).copy()
+    cur = nmse(y, np.array(f(c[None])[0]))
+    if not np.isfinite(cur):
+        return c
+    from fractions import Fraction
+
+    for j in range(c.size):
+        v = c[j]
+        if not np.isfinite(v):
+            continue
+        # beyond 10 only integers: the grid of small fractions is too fine to mean anything
+        q = float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))
+        if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
+            continue
+        trial = c.copy()
+        trial[j] = q
+        e = nmse(y, np.array(f(trial[None])[0]))
+        if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
+            c = trial
+    return c

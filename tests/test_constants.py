@@ -1,0 +1,169 @@
+"""Constant fitting (variable projection + batched Levenberg-Marquardt) and selection."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy
+
+from superpos import Basis, SuperposError
+from superpos.constants import (Candidate, structural_key, Skeleton, fit_candidates, fit_constants, nmse, r2, refine_constants,
+                                round_constants, selection_order, simplify_capped, skeleton_key, snap_constants,
+                                split_points, unique_trees)
+from superpos.corpus import sample_tree
+from superpos.tree import evaluate, from_string
+
+B1 = Basis.default(1)
+B2 = Basis.default(2)
+
+
+def tree(s, b=B2):
+    return from_string(s, b)
+
+
+@pytest.fixture(scope="module")
+def X2():
+    return np.random.default_rng(0).uniform(-1, 1, (30, 2))
+
+
+def test_batched_evaluation_matches_tree_evaluate(X2):
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        t = sample_tree(B2, rng, max_depth=4)
+        sk = Skeleton(t, B2)
+        C = rng.normal(size=(3, sk.n_constants))
+        got = sk.bind(X2)(C)
+        assert got.shape == (3, 30)
+        for b in range(3):
+            np.testing.assert_allclose(got[b], evaluate(t, B2, X2, C[b]), rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("s, linear", [
+    ("add(mul(c, x1), c)", [True, True]),
+    ("mul(c, sin(mul(c, x1)))", [True, False]),
+    ("mul(c, add(c, x1))", [True, False]),          # c0 * (c1 + x): bilinear, one of them linear
+    ("div(c, add(x1, c))", [True, False]),          # denominator constants are nonlinear
+    ("div(x1, c)", [False]),
+    ("sub(x1, neg(c))", [True]),
+    ("exp(mul(c, x1))", [False]),
+    ("mul(mul(c, x1), mul(c, x2))", [True, False]),
+])
+def test_linear_constants_detected(s, linear):
+    assert Skeleton(tree(s), B2).linear.tolist() == linear
+
+
+@pytest.mark.parametrize("s, f, want", [
+    ("add(mul(c, x1), c)", lambda X: 3 * X[:, 0] + 1.5, [3.0, 1.5]),
+    ("mul(c, sin(mul(c, x1)))", lambda X: 2 * np.sin(1.5 * X[:, 0]), [2.0, 1.5]),
+    ("div(c, add(x1, c))", lambda X: 1 / (X[:, 0] + 3), [1.0, 3.0]),
+    ("exp(mul(c, x1))", lambda X: np.exp(3 * X[:, 0]), [3.0]),
+    ("mul(mul(c, sin(mul(c, x1))), cos(mul(c, x2)))", lambda X: np.sin(1.5 * X[:, 0]) * np.cos(0.5 * X[:, 1]),
+     [1.0, 1.5, 0.5]),
+    ("add(x1, x2)", lambda X: X[:, 0] + X[:, 1], []),
+])
+def test_fit_recovers_constants(X2, s, f, want):
+    res = fit_constants(Skeleton(tree(s), B2), X2, f(X2), random_state=0)
+    assert res.nmse < 1e-18
+    np.testing.assert_allclose(res.constants, want, rtol=1e-6)
+
+
+def test_linear_only_skeleton_is_one_batched_solve(X2):
+    y = 2 * X2[:, 0] ** 2 - 0.5 * X2[:, 1] + 4
+    res = fit_constants(Skeleton(tree("add(add(mul(c, pow2(x1)), mul(c, x2)), c)"), B2), X2, y)
+    assert res.n_evaluations == 4 and res.nmse < 1e-20  # one evaluation of 1 + 3 rows
+    np.testing.assert_allclose(res.constants, [2.0, -0.5, 4.0], rtol=1e-9)
+
+
+@pytest.mark.parametrize("s", ["exp(exp(exp(mul(c, x1))))", "div(x1, sub(x1, x1))", "log(sub(x1, x1))",
+                               "mul(c, div(c, sub(x2, x2)))", "sqrt(div(c, sub(x1, x1)))"])
+def test_bad_numerics_lose_quietly(X2, s):
+    y = X2[:, 0] * 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = fit_constants(Skeleton(tree(s), B2), X2 * 50, y, random_state=0)
+    assert res.nmse > 0.5 or not np.isfinite(res.nmse)
+
+
+def test_nmse_and_r2():
+    y = np.array([1.0, 2.0, 3.0])
+    assert nmse(y, y) == 0 and r2(y, y) == 1
+    assert nmse(y, np.array([1.0, np.nan, 3.0])) == np.inf
+    assert r2(y, np.full(3, 2.0)) == pytest.approx(0.0)
+
+
+def test_skeleton_key_merges_renderings_alike():
+    k = lambda s: skeleton_key(tree(s, B1), B1)
+    assert k("add(c, mul(c, x1))") == k("add(mul(x1, c), c)")
+    assert k("add(x1, x1)") == k("mul(2, x1)")
+    assert k("mul(c, c)") != k("c") and k("sub(c, c)") != k("c")
+    ranked = [(-1.0, tree("add(x1, x1)", B1)), (-2.0, tree("mul(2, x1)", B1)), (-3.0, tree("sin(x1)", B1))]
+    assert [r for r, _, _ in unique_trees(ranked, B1, 1, key="sympy")] == [0, 2]
+    assert [r for r, _, _ in unique_trees(ranked, B1, 1)] == [0, 1, 2]  # structural: no algebra
+    assert structural_key(tree("add(sin(x1), mul(c, x1))", B1), B1) == structural_key(
+        tree("add(mul(x1, c), sin(x1))", B1), B1)
+    assert structural_key(tree("sub(x1, c)", B1), B1) != structural_key(tree("sub(c, x1)", B1), B1)
+    ranked = [(-1.0, tree("add(sin(x1), mul(c, x1))", B1)), (-2.0, tree("add(mul(x1, c), sin(x1))", B1))]
+    assert [r for r, _, _ in unique_trees(ranked, B1, 1)] == [0]
+    ranked2 = [(-1.0, tree("add(x1, x2)")), (-2.0, tree("sin(x1)"))]
+    assert [r for r, _, _ in unique_trees(ranked2, B2, 1)] == [1]  # x2 not in the data
+
+
+def _cand(size_tree, err, ll, rank):
+    t = tree(size_tree)
+    return Candidate(t, tuple(B2.to_list()), ll, rank, np.zeros(0), err, err)
+
+
+def test_selection_prefers_lower_error_then_smaller_tree():
+    cands = [_cand("add(x1, sin(x1))", 1e-3, -1.0, 0), _cand("sin(add(x1, x1))", 1e-30, -2.0, 1),
+             _cand("sin(x1)", 1e-30, -3.0, 2), _cand("x1", np.inf, -0.5, 3)]
+    order = selection_order(cands)
+    assert order[:2] == [2, 1] and order[-1] == 3
+    # within the relative tolerance the smaller tree wins even with a slightly larger error
+    cands = [_cand("add(x1, sin(x1))", 0.100, -1.0, 0), _cand("sin(x1)", 0.102, -2.0, 1)]
+    assert selection_order(cands)[0] == 1
+    assert selection_order(cands, rtol=0.0)[0] == 0
+
+
+def test_fit_candidates_split_and_all_points(X2):
+    y = np.sin(2 * X2[:, 0])
+    ranked = [(0, -1.0, tree("sin(mul(c, x1))")), (1, -2.0, tree("mul(c, x1)")), (2, -3.0, tree("log(sub(x1, x1))"))]
+    fit_idx, val_idx = split_points(30, 0.25, np.random.default_rng(0))
+    assert len(val_idx) == 8 and len(np.intersect1d(fit_idx, val_idx)) == 0
+    cands = fit_candidates(ranked, B2, X2, y, fit_idx, val_idx, random_state=0)
+    best = cands[selection_order(cands)[0]]
+    assert best.rank == 0 and best.r2_validation > 1 - 1e-12
+    assert cands[2].nmse_validation == np.inf
+    assert isinstance(best.formula, sympy.Expr)
+    small = split_points(6, 0.25, np.random.default_rng(0))
+    assert np.array_equal(small[0], small[1])
+
+
+def test_refine_and_snap(X2):
+    sk = Skeleton(tree("mul(c, sin(mul(c, x1)))"), B2)
+    y = 2 * np.sin(0.5 * X2[:, 0])
+    res = refine_constants(sk, X2, y, [1.9, 0.52])
+    assert res.nmse < 1e-20
+    snapped = snap_constants(sk, X2, y, res.constants + 1e-9)
+    assert snapped.tolist() == [2.0, 0.5]
+    # far from a rational, or snapping hurts the fit: unchanged
+    y2 = 2 * np.sin(0.5004 * X2[:, 0])
+    assert snap_constants(sk, X2, y2, [2.0, 0.5004]).tolist() == [2.0, 0.5004]
+
+
+def test_round_constants_and_simplify():
+    x = sympy.Symbol("x1", real=True)
+    e = round_constants(2.00000001 * x + 0.3333333334 + 1.23456 * x**2)
+    assert e == 2 * x + sympy.Rational(1, 3) + sympy.Rational(123, 100) * x**2
+    kept = round_constants(2.00000001 * x + 1.23456 * x**2, digits=6, keep_floats=True)
+    assert kept.has(sympy.Float(1.23456)) and kept.coeff(x, 1) == 2
+    assert simplify_capped(sympy.sin(x) ** 2 + sympy.cos(x) ** 2, 2.0) == 1
+    assert simplify_capped(sympy.log(sympy.Abs(x)), 1.0, positive=["x1"]) == sympy.log(x)
+
+
+def test_skeleton_rejects_bad_input():
+    with pytest.raises(SuperposError):
+        Skeleton([1], B2)
+    sk = Skeleton(tree("add(x1, x2)"), B2)
+    with pytest.raises(SuperposError):
+        sk.bind(np.zeros((5, 1)))

@@ -1,0 +1,181 @@
+"""SuperposRegressor (scikit-learn contract, selection, refit) and the benchmark problems."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import sympy
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network import MLPClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from superpos import Basis, StructurePredictor, SuperposError, generate_corpus
+from superpos import regressor as R
+from superpos.problems import available_problem_sets, is_exact_recovery, load_problems
+from superpos.regressor import SuperposRegressor
+from superpos.tree import from_string
+
+B1 = Basis.default(1)
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    """A tiny 3-variable model (seconds to train), saved: a path is clone- and pickle-safe."""
+    c = generate_corpus(Basis.default(3), 150, random_state=0, max_depth=3, max_size=7, n_points=(20, 40))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        p = StructurePredictor(context="parent+position+depth", size_bonus=0.0, random_state=0,
+                               classifier=MLPClassifier((32,), max_iter=60, random_state=0)).fit(c)
+    path = tmp_path_factory.mktemp("model") / "tiny.npz"
+    p.save(path)
+    return str(path)
+
+
+class FixedRanking:
+    """A stand-in predictor that proposes the same ranked trees for every data set."""
+
+    def __init__(self, basis, trees):
+        self.basis_ = basis
+        self.classifier_ = "fixed"
+        self.trees = [from_string(t, basis) for t in trees]
+
+    def log_theta(self, datasets):
+        return np.zeros((len(datasets), 1))
+
+    def decode(self, L, k):
+        return [(-float(r), t) for r, t in enumerate(self.trees[:k])]
+
+    def predict_trees(self, datasets, k=1):
+        return [self.decode(None, k) for _ in datasets]
+
+
+def _data(f, n=40, lo=-1.0, hi=1.0, seed=0):
+    X = np.random.default_rng(seed).uniform(lo, hi, (n, 1))
+    return X, f(X[:, 0])
+
+
+def test_recovers_constants_and_prefers_the_simpler_tie():
+    pred = FixedRanking(B1, ["x1", "add(sin(mul(c, x1)), mul(c, x1))", "mul(c, sin(mul(c, x1)))", "cos(x1)"])
+    X, y = _data(lambda x: 2.5 * np.sin(1.3 * x))
+    r = SuperposRegressor(predictor=pred, random_state=0).fit(X, y)
+    x1 = sympy.Symbol("x1", real=True)
+    assert sympy.simplify(r.expr_ - sympy.Rational(5, 2) * sympy.sin(sympy.Rational(13, 10) * x1)) == 0
+    assert r.candidates_[0].rank == 2 and r.candidates_[0].r2_validation > 1 - 1e-12
+    assert r.n_features_in_ == 1 and r.score(X, y) > 1 - 1e-12
+    np.testing.assert_allclose(r.predict(X), y, rtol=1e-9)
+    assert "sin" in r.latex() and r.sympy() == r.expr_
+    # sin(x1) exactly: the three-node tree beats the larger ones that also fit exactly
+    pred = FixedRanking(B1, ["add(sin(x1), mul(c, x1))", "mul(c, sin(x1))", "sin(x1)"])
+    r = SuperposRegressor(predictor=pred, random_state=0).fit(*_data(np.sin))
+    assert r.expr_ == sympy.sin(x1) and r.candidates_[0].size == 2
+
+
+def test_bad_candidates_lose_and_duplicates_are_fitted_once():
+    pred = FixedRanking(B1, ["log(sub(x1, x1))", "div(x1, sub(x1, x1))", "mul(x1, 2)", "mul(2, x1)",
+                             "exp(exp(exp(mul(c, x1))))"])
+    r = SuperposRegressor(predictor=pred, random_state=0).fit(*_data(lambda x: 2 * x, lo=0, hi=30))
+    assert str(r.expr_) == "2*x1"
+    assert len(r.candidates_) == 4  # mul(2, x1) is mul(x1, 2) reordered
+    assert r.candidates_[-1].r2_validation == -np.inf
+
+
+def test_default_model_missing_and_path_loading(model_path, monkeypatch, tmp_path):
+    monkeypatch.setattr(R, "default_model_path", lambda: tmp_path / "none.npz")
+    X, y = _data(np.sin)
+    with pytest.raises(SuperposError, match="no default model"):
+        SuperposRegressor().fit(X, y)
+    with pytest.raises(SuperposError, match="no such model"):
+        SuperposRegressor(predictor=str(tmp_path / "x.npz")).fit(X, y)
+    with pytest.raises(SuperposError, match="not fitted"):
+        SuperposRegressor(predictor=StructurePredictor()).fit(X, y)
+    monkeypatch.setattr(R, "default_model_path", lambda: __import__("pathlib").Path(model_path))
+    r = SuperposRegressor(top_k=20, random_state=0).fit(X, y)
+    assert R.load_predictor(model_path) is R.load_predictor(model_path)  # loaded once
+    assert np.isfinite(r.predict(X)).all()
+
+
+def test_fit_with_trained_model(model_path):
+    X = np.random.default_rng(1).uniform(0.5, 2.0, (30, 2))
+    y = X[:, 0] * X[:, 1] + 1.0
+    r = SuperposRegressor(predictor=model_path, top_k=50, random_state=0).fit(X, y)
+    assert isinstance(r.expr_, sympy.Expr) and r.expr_.free_symbols <= {sympy.Symbol("x1", real=True),
+                                                                          sympy.Symbol("x2", real=True)}
+    assert all(t.max_variable < 2 for t in [__import__("superpos.constants").constants.Skeleton(c.tree, Basis.default(3))
+                                              for c in r.candidates_])
+    lls = [c.log_likelihood for c in r.candidates_]
+    assert len(lls) >= 5 and r.candidates_[0].r2_validation >= max(c.r2_validation for c in r.candidates_) - 0.05
+    assert set(r.timings_) == {"decode", "fit_candidates", "refit", "simplify"}
+    r2 = pickle.loads(pickle.dumps(r))
+    np.testing.assert_allclose(r2.predict(X), r.predict(X))
+    assert clone(r).get_params()["predictor"] == model_path
+    with pytest.raises(SuperposError, match="input variables"):
+        r.fit(np.zeros((10, 4)) + np.arange(4), np.arange(10.0))
+    with pytest.raises(SuperposError, match="top_k"):
+        SuperposRegressor(predictor=model_path, top_k=0).fit(X, y)
+
+
+# The model's feature map and basis cover at most as many input variables as it was trained
+# on (here 3); checks that fit on 4, 5 or 10 features cannot pass.
+_TOO_MANY = "the data has more input variables than the structure model's basis (3)"
+EXPECTED_FAILED = {name: _TOO_MANY for name in [
+    "check_n_features_in_after_fitting", "check_positive_only_tag_during_fit", "check_estimators_dtypes",
+    "check_dtype_object", "check_regressors_train", "check_regressor_data_not_an_array",
+    "check_regressors_no_decision_function", "check_regressors_int", "check_non_transformer_estimators_n_iter"]}
+
+
+def _estimators():
+    # parametrize_with_checks needs the instance at collection time: the path is filled in
+    # by the fixture through set_params below
+    return [SuperposRegressor(top_k=10, random_state=0, simplify_seconds=0.2)]
+
+
+@parametrize_with_checks(_estimators(), expected_failed_checks=lambda est: EXPECTED_FAILED)
+def test_sklearn_estimator_checks(estimator, check, model_path):
+    estimator.set_params(predictor=model_path)
+    check(estimator)
+
+
+# ------------------------------------------------------------------ problems
+
+def test_benchmark_sets_load_and_sample():
+    assert {"nguyen", "keijzer"} <= set(available_problem_sets())
+    ng = load_problems("nguyen")
+    assert len(ng) == 25 and ng[0].name == "Nguyen-1" and ng[8].n_variables == 2
+    X, y = ng[6].sample(random_state=0)
+    assert X.shape == (20, 1) and (X >= 0).all() and (X <= 2).all() and np.isfinite(y).all()
+    np.testing.assert_allclose(y, np.log(X[:, 0] + 1) + np.log(X[:, 0] ** 2 + 1))
+    assert ng[6].positive_variables == ["x1"] and ng[0].positive_variables == []
+    Xf, _ = ng[0].sample(500, random_state=1, fresh=True)
+    assert Xf.shape == (500, 1)
+    k = load_problems("keijzer", names=["Keijzer-1", "Keijzer-12"])
+    X, y = k[0].sample()
+    assert X.shape == (21, 1) and X[0, 0] == -1.0 and abs(X[-1, 0] - 1.0) < 1e-12
+    with pytest.raises(SuperposError):
+        load_problems("nope")
+
+
+@pytest.mark.parametrize("pred, true, positive, ok", [
+    ("log(Abs(x1 + 1)) + log(x1**2 + 1)", "log(x1 + 1) + log(x1**2 + 1)", ["x1"], True),
+    ("log((x1 + 1)*(x1**2 + 1))", "log(x1 + 1) + log(x1**2 + 1)", ["x1"], True),
+    ("sqrt(Abs(x1))", "sqrt(x1)", ["x1"], True),
+    ("2.0000001*sin(x1)*cos(x2)", "2*sin(x1)*cos(x2)", [], True),
+    ("3.390001*x1**3 + 2.1199*x1**2 + 1.78*x1", "3.39*x1**3 + 2.12*x1**2 + 1.78*x1", [], True),
+    ("x1**3 + x1**2 + x1 + 0.01", "x1**3 + x1**2 + x1", [], False),
+    ("sin(x1) + sin(x1)*cos(x1**2) + cos(x1)*sin(x1**2)", "sin(x1) + sin(x1 + x1**2)", [], True),
+    ("x1", "sqrt(x1)", ["x1"], False),
+])
+def test_exact_recovery(pred, true, positive, ok):
+    assert is_exact_recovery(pred, true, positive) is ok
+
+
+def test_tie_rule_options():
+    pred = FixedRanking(B1, ["mul(c, sin(mul(c, x1)))", "sin(x1)"])
+    X, y = _data(np.sin, n=60)
+    y = y + 0.01 * np.random.default_rng(3).normal(size=y.size)
+    r = SuperposRegressor(predictor=pred, tie_rtol="auto", random_state=0).fit(X, y)
+    assert r.candidates_[0].size == 2  # noise-level differences are ties: the simpler wins
+    with pytest.raises(SuperposError, match="tie_rtol"):
+        SuperposRegressor(predictor=pred, tie_rtol="bad").fit(X, y)
