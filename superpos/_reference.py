@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import numpy as np
 
 
 def _s(S, d, g, i, p, j):

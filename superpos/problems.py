@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from .constants import round_constants, simplify_capped
+from .selection import round_constants, simplify_capped
 from .exceptions import SuperposError
 
 __all__ = ["Problem", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery"]

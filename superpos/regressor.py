@@ -18,8 +18,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import Basis
-from .constants import (Skeleton, fit_candidates, fit_constants, nmse, refine_constants, round_constants,
-                        selection_order, simplify_capped, snap_constants, split_points, unique_trees)
+from .constants import Skeleton, fit_constants, nmse, refine_constants, snap_constants
+from .selection import (fit_candidates, round_constants, selection_order, simplify_capped, split_points,
+                        unique_trees)
 from .exceptions import SuperposError
 from .features import check_dataset
 
@@ -103,7 +104,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     ----------
     expr_ : sympy expression with the fitted constants (symbols x1, x2, ...).
     tree_, constants_ : the winning prefix tree and its constants (what ``predict`` uses).
-    candidates_ : list of :class:`superpos.constants.Candidate`, best first: ``formula``,
+    candidates_ : list of :class:`superpos.selection.Candidate`, best first: ``formula``,
         ``log_likelihood``, ``r2_validation``, ``size``, ``rank`` (decoder rank).
     n_features_in_ : number of input columns.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.

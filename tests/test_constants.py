@@ -8,9 +8,9 @@ import pytest
 import sympy
 
 from superpos import Basis, SuperposError
-from superpos.constants import (Candidate, structural_key, Skeleton, fit_candidates, fit_constants, nmse, r2, refine_constants,
-                                round_constants, selection_order, simplify_capped, skeleton_key, snap_constants,
-                                split_points, unique_trees)
+from superpos.constants import Skeleton, fit_constants, nmse, r2, refine_constants, snap_constants
+from superpos.selection import (Candidate, fit_candidates, round_constants, selection_order, simplify_capped,
+                                skeleton_key, split_points, structural_key, unique_trees)
 from superpos.corpus import sample_tree
 from superpos.tree import evaluate, from_string
 
