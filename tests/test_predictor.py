@@ -63,7 +63,7 @@ def test_other_contexts(context, corpora):
 
 def test_fit_on_lists_and_get_params(corpora):
     c = corpora[0].subset(slice(0, 120))
-    p = StructurePredictor(basis=c.basis, max_depth=3, classifier=LogisticRegression(max_iter=100))
+    p = StructurePredictor(basis=c.basis, max_depth=3, classifier=LogisticRegression(max_iter=500))
     assert p.get_params()["max_depth"] == 3
     assert p.fit(c.datasets, c.trees) is p
     assert hasattr(p, "classifier_") and not hasattr(StructurePredictor(), "classifier_")
@@ -113,6 +113,7 @@ def test_unfitted_and_bad_context(corpora):
         StructurePredictor(context="siblings").fit(corpora[1])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_exported_mlp_matches_sklearn():
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
