@@ -11,6 +11,8 @@ them with these kernels and with brute-force enumeration.
 """
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 from numba import njit
 
@@ -118,14 +120,45 @@ def tree_dp_batch(S, arities, max_depth):
 
 
 @njit(cache=True)
-def _top_k(vals, K):
-    order = np.argsort(-vals, kind="mergesort")
+def _merge_children(s_row, v_next, K, out_val, out_k, out_r):
+    """The K best (s_row[k] + v_next[k, r]) over child colours k >= 1 and ranks r, each
+    v_next[k] sorted decreasingly: a K-way merge with a heap, O(K log H). Returns the count."""
+    heap = [(0.0, 0, 0)]
+    heap.pop()
+    for k in range(1, s_row.size):
+        if s_row[k] != NEG_INF and v_next[k, 0] != NEG_INF:
+            heapq.heappush(heap, (-(s_row[k] + v_next[k, 0]), k, 0))
     m = 0
-    for r in range(min(K, vals.size)):
-        if vals[order[r]] == NEG_INF:
-            break
+    while m < K and len(heap) > 0:
+        negv, k, r = heapq.heappop(heap)
+        out_val[m] = -negv
+        out_k[m] = k
+        out_r[m] = r
         m += 1
-    return order[:m]
+        if r + 1 < v_next.shape[1] and v_next[k, r + 1] != NEG_INF:
+            heapq.heappush(heap, (-(s_row[k] + v_next[k, r + 1]), k, r + 1))
+    return m
+
+
+@njit(cache=True)
+def _combine(a, na, b, nb, K, out_val, out_i, out_j):
+    """The K best sums a[i] + b[j] of two decreasing lists, O(K log K): each pair (i, j) is
+    reached from (i, j - 1), or from (i - 1, 0) when j = 0, so a heap pops them in order."""
+    if na == 0 or nb == 0:
+        return 0
+    heap = [(-(a[0] + b[0]), 0, 0)]
+    m = 0
+    while m < K and len(heap) > 0:
+        negv, i, j = heapq.heappop(heap)
+        out_val[m] = -negv
+        out_i[m] = i
+        out_j[m] = j
+        m += 1
+        if j + 1 < nb:
+            heapq.heappush(heap, (-(a[i] + b[j + 1]), i, j + 1))
+        if j == 0 and i + 1 < na:
+            heapq.heappush(heap, (-(a[i + 1] + b[0]), i + 1, 0))
+    return m
 
 
 @njit(cache=True)
@@ -133,8 +166,9 @@ def tree_kbest(S, arities, max_depth, K):
     """The K best admissible trees (exact, in decreasing score) of depth <= max_depth.
 
     Each state (d, g, i) keeps its K best derivations. Per argument position the K best
-    (child colour, child rank) pairs are selected, then positions are combined pairwise
-    keeping the K best sums. Returns (values (m,), flat trees, offsets (m + 1,)), m <= K.
+    (child colour, child rank) pairs come from a heap merge of the children's sorted lists,
+    then positions are combined pairwise by a heap over sums (O(K log K) per state and
+    position). Returns (values (m,), flat trees, offsets (m + 1,)), m <= K.
     """
     Dd, G, H, A, _ = S.shape
     maxa = max(1, arities.max())
@@ -145,12 +179,9 @@ def tree_kbest(S, arities, max_depth, K):
     BP = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # rank in combination up to p-1
     BQ = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # rank in position p's list
     NS = np.zeros((max_depth + 1, Gs, H, K), np.int64)
-    cand = np.empty(H * K)
-    ck = np.empty(H * K, np.int64)
-    cr = np.empty(H * K, np.int64)
-    pairs = np.empty(K * K)
     pv = np.empty(K)
     comb = np.empty(K)
+    comb2 = np.empty(K)
     for d in range(max_depth, -1, -1):
         sd = min(d, Dd - 1)
         for gs in range(Gs):
@@ -172,39 +203,16 @@ def tree_kbest(S, arities, max_depth, K):
                 ncomb = 0
                 for p in range(a):
                     sp = min(p, A - 1)
-                    m = 0
-                    for k in range(1, H):
-                        for r in range(K):
-                            v = V[d + 1, cs, k, r]
-                            if v == NEG_INF:
-                                break
-                            cand[m] = S[sd, sg, i, sp, k] + v
-                            ck[m] = k
-                            cr[m] = r
-                            m += 1
-                    order = _top_k(cand[:m], K)
-                    npos = order.size
-                    for r in range(npos):
-                        pv[r] = cand[order[r]]
-                        PC[d, gs, i, p, r] = ck[order[r]]
-                        PR[d, gs, i, p, r] = cr[order[r]]
+                    npos = _merge_children(S[sd, sg, i, sp], V[d + 1, cs], K, pv,
+                                           PC[d, gs, i, p], PR[d, gs, i, p])
                     if p == 0:
                         for r in range(npos):
                             comb[r] = pv[r]
                             BQ[d, gs, i, 0, r] = r
                         ncomb = npos
                     else:
-                        m = 0
-                        for r1 in range(ncomb):
-                            for r2 in range(npos):
-                                pairs[m] = comb[r1] + pv[r2]
-                                m += 1
-                        order = _top_k(pairs[:m], K)
-                        for r in range(order.size):
-                            comb[r] = pairs[order[r]]
-                            BP[d, gs, i, p, r] = order[r] // npos
-                            BQ[d, gs, i, p, r] = order[r] % npos
-                        ncomb = order.size
+                        ncomb = _combine(comb, ncomb, pv, npos, K, comb2, BP[d, gs, i, p], BQ[d, gs, i, p])
+                        comb[:ncomb] = comb2[:ncomb]
                     if ncomb == 0:
                         break
                 for r in range(ncomb):
