@@ -150,7 +150,7 @@ def predict(
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
 
-    Example: superpos predict datasets/examples/damped.csv --format json
+    Example: superpos predict datasets/examples/example.csv --format json
     """
     import sympy
 

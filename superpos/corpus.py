@@ -111,10 +111,19 @@ class Corpus:
         from .persist import read_npz
 
         z, meta = read_npz(path, "superpos-corpus", CORPUS_FORMAT)
-        return cls(Basis(meta["basis"]), *(z[k] for k in ("tree_flat", "tree_offsets", "const_flat",
-                                                            "const_offsets", "X_flat", "y_flat",
-                                                            "point_offsets")),
-                   max_depth=meta["max_depth"], max_size=meta["max_size"], var_counts=z.get("var_counts"))
+        try:
+            arrays = [z[k] for k in ("tree_flat", "tree_offsets", "const_flat", "const_offsets", "X_flat",
+                                     "y_flat", "point_offsets")]
+            corpus = cls(Basis(meta["basis"]), *arrays,
+                         max_depth=meta["max_depth"], max_size=meta["max_size"], var_counts=z.get("var_counts"))
+            n = len(corpus)
+            for off, flat in ((corpus.tree_offsets, corpus.tree_flat), (corpus.const_offsets, corpus.const_flat),
+                              (corpus.point_offsets, corpus.y_flat)):
+                if len(off) != n + 1 or off[0] != 0 or np.any(np.diff(off) < 0) or off[-1] != len(flat):
+                    raise ValueError("inconsistent offsets")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise SuperposError(f"{path}: damaged corpus file ({exc}); regenerate it") from None
+        return corpus
 
     def _var_counts(self) -> np.ndarray:
         if self.var_counts is None:

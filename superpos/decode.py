@@ -4,6 +4,8 @@ The scores are a tensor S[d, g, i, p, j] (see :mod:`superpos._kernels`): log the
 the likelihood model, w . phi(x) plus loss terms for the S-SVM tree model. Lower-rank
 inputs are accepted and broadcast: (H, H) parent-only scores as in seed 003,
 (D, H, A, H) for parent + position + depth, (D, H, H, A, H) with the grandparent.
+Depths beyond the tensor's depth axis reuse its last slice (a depth axis of length 1 means
+depth-free scores).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ __all__ = ["read_dataset"]
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def _parse_table(text: str, source: str, target: str | None):
+def _parse_table(text: str, source: str):
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         raise SuperposError(f"{source}: the file is empty; give a header row and at least 5 data rows")
@@ -46,7 +46,7 @@ def read_dataset(path: str, target: str | None = None) -> tuple[np.ndarray, np.n
     when all are identifiers, else x1..xm."""
     if path == "-":
         source, text = "<stdin>", sys.stdin.read()
-        header, data = _parse_table(text, source, target)
+        header, data = _parse_table(text, source)
     else:
         p = Path(path)
         source = str(p)
@@ -58,14 +58,18 @@ def read_dataset(path: str, target: str | None = None) -> tuple[np.ndarray, np.n
                     X, y = np.asarray(z["X"], dtype=float), np.asarray(z["y"], dtype=float)
             except (KeyError, ValueError, OSError) as exc:
                 raise SuperposError(f"{source}: expected an .npz with arrays X (n, m) and y (n,): {exc}") from None
-            X = X[:, None] if X.ndim == 1 else X
+            if target is not None:
+                raise SuperposError(f"{source}: --target applies to CSV/TSV; an .npz holds X and y")
             X, y = check_dataset(X, y)
-            return X, y, [f"x{k + 1}" for k in range(X.shape[1])]
-        try:
-            text = p.read_text()
-        except UnicodeDecodeError:
-            raise SuperposError(f"{source}: not a text file; give CSV, TSV or .npz") from None
-        header, data = _parse_table(text, source, target)
+            header = [f"x{k + 1}" for k in range(X.shape[1])] + ["y"]
+            data = np.column_stack([X, y])
+            target = "y"
+        else:
+            try:
+                text = p.read_text()
+            except UnicodeDecodeError:
+                raise SuperposError(f"{source}: not a text file; give CSV, TSV or .npz") from None
+            header, data = _parse_table(text, source)
     if target is None:
         t = len(header) - 1
     elif target in header:

@@ -23,6 +23,11 @@ def _atomic(path, write) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -52,11 +57,12 @@ def read_npz(path, kind: str, version: int) -> tuple[dict, dict]:
         raise SuperposError(f"{path}: not a readable superpos file ({exc}); regenerate it") from None
     try:
         meta = json.loads(str(arrays.pop("meta")))
-    except (KeyError, json.JSONDecodeError):
-        raise SuperposError(f"{path}: not a superpos {kind} file (no header)") from None
+        file_version = int(meta.get("version", -1))
+    except (KeyError, ValueError, TypeError, AttributeError):
+        raise SuperposError(f"{path}: not a superpos {kind} file (no valid header)") from None
     if meta.get("format") != kind:
         raise SuperposError(f"{path}: this is a {meta.get('format')!r} file, expected a {kind!r} file")
-    if int(meta.get("version", -1)) > version:
+    if file_version > version:
         raise SuperposError(f"{path}: {kind} format version {meta.get('version')} is newer than this superpos "
                             f"understands ({version}); upgrade superpos")
     return arrays, meta

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .basis import Basis
 from .corpus import Corpus
-from .decode import decode_best, decode_kbest, decode_seed
+from .decode import decode_best, decode_kbest, decode_seed, score_tree
 from .edges import (CONTEXTS, classifier_from_arrays, classifier_to_arrays, context_block, context_grid,
                     export_classifier, tensor_shape, training_contexts)
 from .exceptions import SuperposError
@@ -65,7 +65,8 @@ class StructurePredictor(BaseEstimator):
         "parent+position+depth" or "grandparent+parent+position+depth" (default, the most
         accurate in the README's measurements).
     max_depth : deepest tree the decoder builds (default: the corpus's).
-    classifier : any scikit-learn classifier with predict_proba (default: gradient boosting).
+    classifier : any scikit-learn classifier with predict_proba (default: a two-layer MLP,
+        :func:`default_classifier`).
     features : the feature map phi, a transformer over lists of data sets.
     size_bonus : added to every edge's log-probability; > 0 favours larger trees, which
         the product of probabilities otherwise cuts short. "auto" holds out
@@ -102,6 +103,12 @@ class StructurePredictor(BaseEstimator):
         auto = isinstance(self.size_bonus, str)
         if auto and self.size_bonus != "auto":
             raise SuperposError(f"size_bonus must be a number or 'auto', got {self.size_bonus!r}")
+        if not 0.0 < float(self.floor) < 1.0:
+            raise SuperposError(f"floor must be a probability in (0, 1), got {self.floor!r}")
+        if not 0.0 < float(self.validation_fraction) < 0.5:
+            raise SuperposError(f"validation_fraction must be in (0, 0.5), got {self.validation_fraction!r}")
+        if len(trees) < 5:
+            raise SuperposError(f"fit needs at least 5 formulas, got {len(trees)}")
         rows = [edge_contexts(t, basis.arities) for t in trees]
         max_depth = int(self.max_depth or cdepth or max(int(r[:, 0].max()) for r in rows))
         features = clone(self.features) if self.features is not None else DatasetFeatures(n_jobs=self.n_jobs)
@@ -109,7 +116,7 @@ class StructurePredictor(BaseEstimator):
         train = np.ones(len(trees), dtype=bool)
         if auto:
             rng = np.random.default_rng(self.random_state)
-            n_val = int(np.clip(round(self.validation_fraction * len(trees)), min(len(trees) // 5, 20), 2000))
+            n_val = int(np.clip(round(self.validation_fraction * len(trees)), max(1, min(len(trees) // 5, 20)), 2000))
             train[rng.choice(len(trees), n_val, replace=False)] = False
         X, labels = self._edge_rows(phi[train], [r for r, keep in zip(rows, train) if keep], basis, max_depth)
         clf = clone(self.classifier) if self.classifier is not None else default_classifier(self.random_state)
@@ -160,8 +167,11 @@ class StructurePredictor(BaseEstimator):
         self._check_fitted()
         basis, mode = self.basis_, self.context
         phi = self.features_.transform(list(datasets))
-        grid = context_grid(basis, self.max_depth_, mode)
-        block = context_block(grid, basis, mode)
+        key = (mode, self.max_depth_, len(basis))
+        if getattr(self, "_grid_cache", (None,))[0] != key:
+            grid = context_grid(basis, self.max_depth_, mode)
+            self._grid_cache = (key, grid, context_block(grid, basis, mode))
+        _, grid, block = self._grid_cache
         B, C = phi.shape[0], len(grid)
         X = np.hstack([np.repeat(phi, C, axis=0), np.tile(block, (B, 1))])
         proba = self.classifier_.predict_proba(X)
@@ -218,8 +228,6 @@ class StructurePredictor(BaseEstimator):
 
     def log_likelihood(self, X, y, tree) -> float:
         """log Q(x, y) = sum over the tree's edges of log theta."""
-        from .decode import score_tree
-
         X, y = check_dataset(X, y)
         return score_tree(self.log_theta([(X, y)])[0], self.basis_.arities, tree)
 
@@ -251,7 +259,9 @@ class StructurePredictor(BaseEstimator):
             self.size_bonus_ = float(meta["size_bonus"])
             self.features_ = feats
             self.classifier_ = classifier_from_arrays(meta["classifier"], arrays)
-        except (KeyError, TypeError) as exc:
-            raise SuperposError(f"{path}: damaged model file (missing {exc}); retrain or reinstall it") from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SuperposError(f"{path}: damaged model file ({type(exc).__name__}: {exc}); retrain or reinstall it") from None
+        if self.context not in CONTEXTS:
+            raise SuperposError(f"{path}: unknown context {self.context!r} in the model file")
         self.n_features_phi_ = feats.n_features_out_
         return self

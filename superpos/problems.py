@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from .selection import round_constants, simplify_capped
 from .exceptions import SuperposError
+from .selection import round_constants, simplify_capped
+from .tree import parse_formula
 
 __all__ = ["Problem", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery"]
 
@@ -62,8 +63,7 @@ class Problem:
 
     def expr(self) -> sympy.Expr:
         """The true formula, over real symbols x1, x2, ..."""
-        loc = {str(s): s for s in self.symbols}
-        return sympy.sympify(self.formula, locals=loc)
+        return parse_formula(self.formula, {str(s): s for s in self.symbols})
 
     @property
     def positive_variables(self) -> list[str]:
@@ -134,8 +134,8 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
     snapped to small rationals within that precision), simplifies to ``true``. Variables
     named in ``positive`` are declared positive (log|x| = log x there). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
-    pred = round_constants(sympy.sympify(predicted), digits=digits)
-    true = round_constants(sympy.sympify(true), digits=digits)
+    pred = round_constants(parse_formula(predicted) if isinstance(predicted, str) else predicted, digits=digits)
+    true = round_constants(parse_formula(true) if isinstance(true, str) else true, digits=digits)
     names = {s.name for s in pred.free_symbols | true.free_symbols}
     sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
     pred = pred.xreplace({s: sym[s.name] for s in pred.free_symbols})

@@ -8,8 +8,10 @@ the first node. ``add(x1, sin(x1))`` over the default basis is
 """
 from __future__ import annotations
 
-import numpy as np
+import re
+
 import networkx as nx
+import numpy as np
 import sympy
 
 from .basis import Basis
@@ -18,7 +20,7 @@ from .exceptions import NotRepresentable, SuperposError
 __all__ = [
     "is_admissible", "tree_depth", "tree_size", "edge_contexts", "evaluate", "to_sympy",
     "from_sympy", "canonicalize", "to_networkx", "edge_vector", "hamming_loss", "to_string",
-    "from_string",
+    "from_string", "parse_formula",
 ]
 
 
@@ -304,6 +306,35 @@ class _Builder:
         raise NotRepresentable(f"{e.func.__name__} is not in the basis")
 
 
+_FORMULA_FUNCTIONS = {"sin": sympy.sin, "cos": sympy.cos, "exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt,
+                      "Abs": sympy.Abs, "abs": sympy.Abs, "tan": sympy.tan, "tanh": sympy.tanh, "pi": sympy.pi,
+                      "E": sympy.E}
+_FORMULA_TOKEN = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[A-Za-z_][A-Za-z0-9_]*|[-+*/^(). \t]")
+
+
+def parse_formula(text: str, symbols: dict | None = None) -> sympy.Expr:
+    """Parse a formula such as ``"2*sin(x1) + x2**2"`` without evaluating arbitrary code:
+    only numbers, arithmetic, parentheses, the names in ``symbols``, x1, x2, ..., c, c0, ...
+    and the functions sin cos exp log sqrt Abs tan tanh (and pi, E) are accepted."""
+    symbols = dict(symbols or {})
+    pos = 0
+    for m in _FORMULA_TOKEN.finditer(text):
+        if m.start() != pos:
+            break
+        pos = m.end()
+        name = m.group()
+        if (name[0].isalpha() or name[0] == "_") and name not in symbols and name not in _FORMULA_FUNCTIONS:
+            if not re.fullmatch(r"x[1-9][0-9]*|c[0-9]*", name):
+                raise SuperposError(f"unknown name {name!r} in the formula {text!r}")
+            symbols[name] = sympy.Symbol(name, real=True)
+    if pos != len(text):
+        raise SuperposError(f"unexpected character {text[pos]!r} in the formula {text!r}")
+    try:
+        return sympy.sympify(text.replace("^", "**"), locals={**_FORMULA_FUNCTIONS, **symbols})
+    except (sympy.SympifyError, SyntaxError, TypeError) as exc:
+        raise SuperposError(f"cannot parse the formula {text!r}: {exc}") from None
+
+
 def _fold_number(e: sympy.Expr) -> sympy.Float:
     v = e.evalf()
     if not (v.is_Number and v.is_finite and v.is_real):
@@ -319,9 +350,9 @@ def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
     ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1). Raises :class:`NotRepresentable`.
     """
     if isinstance(expr, str):
-        loc = {str(v): v for v in basis.variables}
-        expr = sympy.sympify(expr, locals=loc)
-    expr = sympy.sympify(expr)
+        expr = parse_formula(expr, {str(v): v for v in basis.variables})
+    if not isinstance(expr, sympy.Basic):
+        raise SuperposError(f"expected a sympy expression or a formula string, got {type(expr).__name__}")
     own = {str(v): v for v in basis.variables}
     expr = expr.xreplace({s: own[str(s)] for s in expr.free_symbols if str(s) in own})
     expr = expr.replace(lambda e: isinstance(e, sympy.Expr) and not e.is_Atom and not e.free_symbols,
