@@ -4,8 +4,9 @@ from .corpus import Corpus, generate_corpus
 from .exceptions import SuperposError
 from .features import DatasetFeatures
 from .predictor import StructurePredictor
+from .regressor import SuperposRegressor
 
 __version__ = "0.1.0"
 
-__all__ = ["Basis", "BasisFunction", "Corpus", "DatasetFeatures", "StructurePredictor", "SuperposError",
+__all__ = ["Basis", "BasisFunction", "Corpus", "DatasetFeatures", "StructurePredictor", "SuperposError", "SuperposRegressor",
            "generate_corpus", "register_function", "__version__"]
