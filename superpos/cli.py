@@ -19,6 +19,17 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(code=2)
 
 
+def _busy(message: str, quiet: bool):
+    """A spinner with elapsed time on standard error while long work runs (silent with --quiet)."""
+    import contextlib
+
+    if quiet:
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(message)
+
+
 def _basis(names: Optional[str], n_variables: int):
     from .basis import Basis
 
@@ -54,6 +65,7 @@ def generate(
     max_size: int = typer.Option(12, help="largest tree (nodes)"),
     seed: int = typer.Option(0, help="random seed"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Generate a corpus of random formulas and their data sets.
 
@@ -66,12 +78,14 @@ def generate(
         if not output.parent.is_dir():
             raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
         t = time.perf_counter()
-        c = generate_corpus(b, n, random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
-                            n_variables=(1, n_variables))
-        c.save(output)
+        with _busy(f"generating {n} formulas", quiet):
+            c = generate_corpus(b, n, random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
+                                n_variables=(1, n_variables))
+            c.save(output)
     except SuperposError as exc:
         _fail(exc)
-    typer.echo(f"wrote {len(c)} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
+    if not quiet:
+        typer.echo(f"wrote {len(c)} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
 
 
 @app.command()
@@ -81,6 +95,7 @@ def fit(
     context: str = typer.Option("grandparent+parent+position+depth", help="edge context mode"),
     seed: int = typer.Option(0, help="random seed"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers for features"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Train a structure predictor on a corpus and save it.
 
@@ -97,11 +112,13 @@ def fit(
         t = time.perf_counter()
         m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
                                features=DatasetFeatures(max_variables=max(1, c.basis.n_variables), n_jobs=jobs))
-        m.fit(c)
-        m.save(output)
+        with _busy(f"training on {len(c)} formulas", quiet):
+            m.fit(c)
+            m.save(output)
     except SuperposError as exc:
         _fail(exc)
-    typer.echo(f"trained on {len(c)} formulas in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
+    if not quiet:
+        typer.echo(f"trained on {len(c)} formulas in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
 
 
 @app.command()
@@ -109,6 +126,7 @@ def evaluate(
     corpus: Path = typer.Argument(..., help="held-out corpus file"),
     model: Path = typer.Option(..., "--model", help="model file from `superpos fit`"),
     k: int = typer.Option(10, help="count a hit when the true tree is among the k best"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Skeleton exact match (top-1, top-k), edge Hamming loss and size error on a corpus.
 
@@ -121,7 +139,8 @@ def evaluate(
     try:
         m = StructurePredictor.load(model)
         c = Corpus.load(corpus)
-        res = structure_metrics(m, c, k=k)
+        with _busy(f"decoding {len(c)} data sets", quiet):
+            res = structure_metrics(m, c, k=k)
     except SuperposError as exc:
         _fail(exc)
     typer.echo(f"{'nodes':8s} {'n':>6s} {'top-1':>7s} {'top-' + str(k):>7s} {'Hamming':>8s} {'size err':>9s}")
@@ -147,6 +166,7 @@ def predict(
     top_k: int = typer.Option(200, "--top-k", help="skeletons the data chooses between"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
     seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
 
@@ -161,8 +181,9 @@ def predict(
     try:
         if fmt not in ("text", "latex", "json"):
             raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
-        if output is not None and not output.parent.is_dir():
-            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        for out in (output, plot):
+            if out is not None and not out.parent.is_dir():
+                raise SuperposError(f"cannot write {out}: the folder {out.parent} does not exist")
         X, y, names = read_dataset(data, target)
         t = time.perf_counter()
         reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, random_state=seed).fit(X, y)
@@ -180,6 +201,10 @@ def predict(
             text = sympy.latex(expr) + "\n"
         else:
             text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
+        if plot is not None:
+            from .plot import plot_prediction
+
+            plot_prediction(plot, X, y, reg, names, f"{expr}   R^2 = {r2:.4f}")
         if output is None:
             typer.echo(text, nl=False)
         else:

@@ -34,8 +34,8 @@ def test_unknown_basis_name_is_one_line_error():
 def model_file(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli")
     corpus, model = tmp / "c.npz", tmp / "m.npz"
-    r = runner.invoke(app, ["generate", str(corpus), "--n", "300", "--max-depth", "3", "--max-size", "7"])
-    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["generate", str(corpus), "--n", "300", "--max-depth", "3", "--max-size", "7", "--quiet"])
+    assert r.exit_code == 0 and r.output == "", r.output
     r = runner.invoke(app, ["fit", str(corpus), str(model), "--context", "parent+position+depth"])
     assert r.exit_code == 0, r.output
     return corpus, model
@@ -68,6 +68,10 @@ def test_predict_text_json_latex(model_file, tmp_path):
     assert js["r2"] > 0.99
     r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--format", "latex"])
     assert r.exit_code == 0 and "speed" in r.output
+    png = tmp_path / "p.png"
+    r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--top-k", "20", "--plot", str(png)])
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def _bad_model(tmp, kind):
