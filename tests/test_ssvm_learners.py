@@ -149,3 +149,13 @@ def test_learners_fit_separable_trees(name):
     X = np.hstack([np.eye(len(trees)) + 0.05 * rng.normal(size=(len(trees), len(trees))), np.ones((len(trees), 1))])
     est = LEARNERS[name](TreeModel(ar, max_depth=3)).fit(X, trees)
     assert all(np.array_equal(p, t) for p, t in zip(est.predict(X), trees))
+
+
+@pytest.mark.parametrize("params", [dict(max_iter=0), dict(check_every=0), dict(batch_size=0)])
+def test_frank_wolfe_rejects_bad_counts(params):
+    from superpos import SuperposError
+    from superpos.ssvm import FrankWolfeSSVM, MulticlassModel
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(SuperposError, match="must be >= 1"):
+        FrankWolfeSSVM(MulticlassModel(), **params).fit(X, np.array([0, 1]))

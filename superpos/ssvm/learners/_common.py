@@ -45,6 +45,9 @@ class BaseSSVM(BaseEstimator):
             raise SuperposError(f"X and Y must be non-empty with the same length, got {len(X)} and {len(Y)}")
         if getattr(self, "C", 1.0) <= 0:
             raise SuperposError("C must be > 0")
+        for name in ("max_iter", "check_every", "batch_size"):
+            if int(getattr(self, name, 1)) < 1:
+                raise SuperposError(f"{name} must be >= 1, got {getattr(self, name)!r}")
         if not isinstance(X, np.ndarray):
             X = list(X)
         if not isinstance(Y, np.ndarray):

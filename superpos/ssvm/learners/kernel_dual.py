@@ -50,6 +50,8 @@ class KernelSSVM(BaseEstimator):
             raise SuperposError("model must be a superpos.ssvm.StructuredModel")
         if self.C <= 0:
             raise SuperposError("C must be > 0")
+        if int(self.max_iter) < 1:
+            raise SuperposError(f"max_iter must be >= 1, got {self.max_iter!r}")
         X = np.asarray(X, dtype=np.float64)
         Y = np.asarray(Y, dtype=np.int64)
         model = copy.deepcopy(self.model).initialize(X, Y)
