@@ -1,0 +1,54 @@
+"""Predict latency of the shipped model, broken down (one data set, one core, warm).
+
+One data set of 200 points, 1 variable (y = 1.5 sin(x1) + x1^2 on [-3, 3]); the model is
+loaded and warmed first. Stages: feature map phi, the batched predict_proba over all
+contexts (log theta), k-best decoding, constant fitting and selection (SuperposRegressor
+with everything else), for k = 1, 10, 200. Median of 20 runs.
+
+    python benchmarks/predict_latency.py
+"""
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from superpos import SuperposRegressor  # noqa: E402
+from superpos.regressor import load_predictor  # noqa: E402
+
+
+def median_ms(f, n=20) -> float:
+    f()
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return 1e3 * float(np.median(times))
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(200, 1))
+    y = 1.5 * np.sin(X[:, 0]) + X[:, 0] ** 2
+    model = load_predictor(None)
+    phi = median_ms(lambda: model.features_.transform([(X, y)]))
+    theta = median_ms(lambda: model.log_theta([(X, y)]))
+    L = model.log_theta([(X, y)])[0]
+    print(f"model: context {model.context}, max depth {model.max_depth_}, |H| = {len(model.basis_)}")
+    print("| k | phi ms | log theta ms (incl. phi) | decode ms | SuperposRegressor.fit ms (total) |")
+    print("|---:|---:|---:|---:|---:|")
+    for k in (1, 10, 200):
+        dec = median_ms(lambda: model.decode(L, k))
+        reg = SuperposRegressor(top_k=k, random_state=0)
+        total = median_ms(lambda: reg.fit(X, y), n=10)
+        print(f"| {k} | {phi:.2f} | {theta:.2f} | {dec:.2f} | {total:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
