@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -159,7 +159,8 @@ def _rename(expr, names):
 
 @app.command()
 def predict(
-    data: str = typer.Argument(..., help="CSV/TSV with a header row, .npz with X and y, or - for stdin"),
+    data: List[str] = typer.Argument(..., help="CSV/TSV with a header row, .npz with X and y, or - for stdin; "
+                                         "several files or a folder give one row per data set"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
     target: Optional[str] = typer.Option(None, help="target column (default: the last)"),
     fmt: str = typer.Option("text", "--format", help="text, latex or json"),
@@ -167,11 +168,20 @@ def predict(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
     seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
+    resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
 
     Example: superpos predict datasets/examples/example.csv --format json
+
+    Batch: superpos predict runs/*.csv -o formulas.csv --resume  (one row per data set: file,
+    formula, r2, seconds, error; .jsonl output gives JSON lines; rows are written as they finish)
     """
+    files = _expand_inputs(data)
+    if len(files) != 1 or Path(data[0]).is_dir():
+        _predict_batch(files, model, target, top_k, output, seed, resume, quiet)
+        return
     import sympy
 
     from .io import read_dataset
@@ -184,7 +194,7 @@ def predict(
         for out in (output, plot):
             if out is not None and not out.parent.is_dir():
                 raise SuperposError(f"cannot write {out}: the folder {out.parent} does not exist")
-        X, y, names = read_dataset(data, target)
+        X, y, names = read_dataset(files[0], target)
         t = time.perf_counter()
         reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, random_state=seed).fit(X, y)
         seconds = time.perf_counter() - t
@@ -211,6 +221,91 @@ def predict(
             atomic_write_text(output, text)
     except SuperposError as exc:
         _fail(exc)
+
+
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
+
+
+def _expand_inputs(data: List[str]) -> List[str]:
+    files: List[str] = []
+    for d in data:
+        p = Path(d)
+        if d != "-" and p.is_dir():
+            files += sorted(str(f) for f in p.iterdir() if f.suffix.lower() in _DATA_SUFFIXES and f.is_file())
+        else:
+            files.append(d)
+    return files
+
+
+def _done_files(output: Path, jsonl: bool) -> set:
+    import csv
+    import json
+
+    if not output.is_file():
+        return set()
+    with output.open(newline="") as fh:
+        if jsonl:
+            rows = []
+            for line in fh:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a line cut short by an interruption is redone
+            return {r.get("file") for r in rows if isinstance(r, dict) and r.get("formula")}
+        return {r["file"] for r in csv.DictReader(fh) if r.get("formula")}
+
+
+def _predict_batch(files, model, target, top_k, output, seed, resume, quiet) -> None:
+    """One row per data set, streamed: an interrupted run keeps the rows it finished."""
+    import csv
+    import json
+
+    from .io import read_dataset
+    from .regressor import SuperposRegressor, load_predictor
+
+    fields = ["file", "formula", "r2", "seconds", "error"]
+    try:
+        if resume and output is None:
+            raise SuperposError("--resume needs --output: the file of rows already done")
+        if output is not None and not output.parent.is_dir():
+            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        if "-" in files:
+            raise SuperposError("standard input (-) cannot be part of a batch")
+        predictor = load_predictor(str(model) if model else None)
+        jsonl = output is not None and output.suffix.lower() in (".jsonl", ".json")
+        done = _done_files(output, jsonl) if resume else set()
+    except SuperposError as exc:
+        _fail(exc)
+    fh = sys.stdout if output is None else output.open("a" if resume else "w", newline="")
+    writer = None if jsonl else csv.DictWriter(fh, fieldnames=fields)
+    if writer is not None and (output is None or fh.tell() == 0):
+        writer.writeheader()
+    failed = 0
+    todo = [f for f in files if f not in done]
+    with _busy(f"{len(todo)} data sets", quiet) as status:
+        for n, f in enumerate(todo, start=1):
+            if status is not None:
+                status.update(f"data set {n}/{len(todo)}: {f}")
+            row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
+            t = time.perf_counter()
+            try:
+                X, y, names = read_dataset(f, target)
+                reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
+                row.update(formula=str(_rename(reg.expr_, names)), r2=float(reg.score(X, y)))
+            except SuperposError as exc:
+                row["error"] = str(exc)
+                failed += 1
+            row["seconds"] = round(time.perf_counter() - t, 4)
+            if writer is None:
+                fh.write(json.dumps(row) + "\n")
+            else:
+                writer.writerow(row)
+            fh.flush()
+    if output is not None:
+        fh.close()
+    if failed:
+        typer.echo(f"error: {failed} of {len(todo)} data sets failed; see the error column", err=True)
+        raise typer.Exit(code=1)
 
 
 def main() -> None:  # pragma: no cover

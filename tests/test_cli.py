@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 from typer.testing import CliRunner
@@ -156,3 +158,39 @@ def test_read_dataset_csv_tsv_and_target(tmp_path):
 def test_read_dataset_bad_input(tmp_path, text, match):
     with pytest.raises(SuperposError, match=match):
         read_dataset(_write(tmp_path, text))
+
+
+def test_predict_batch_streams_rows_and_resumes(model_file, tmp_path):
+    import csv
+    import json
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    x = np.linspace(0.5, 3, 30)
+    for k, scale in enumerate((1.5, 2.5, 3.5)):
+        (folder / f"d{k}.csv").write_text("x1,y\n" + "".join(f"{a},{scale * a}\n" for a in x))
+    (folder / "bad.csv").write_text("x1,y\n1,2\n")
+    out = tmp_path / "rows.csv"
+    args = ["predict", str(folder), "--model", str(model_file[1]), "--top-k", "10", "-o", str(out), "--quiet"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 1 and "1 of 4 data sets failed" in r.output
+    rows = list(csv.DictReader(out.open()))
+    assert [Path(r["file"]).name for r in rows] == ["bad.csv", "d0.csv", "d1.csv", "d2.csv"]
+    assert rows[0]["error"] and all(float(r["r2"]) > 0.99 for r in rows[1:])
+    # an interrupted run: keep two finished rows, resume does the rest and skips the finished ones
+    out.write_text("file,formula,r2,seconds,error\n" + "".join(
+        f"{r['file']},{r['formula']},{r['r2']},{r['seconds']},\n" for r in rows[1:3]))
+    r = runner.invoke(app, args + ["--resume"])
+    again = list(csv.DictReader(out.open()))
+    assert [Path(r["file"]).name for r in again] == ["d0.csv", "d1.csv", "bad.csv", "d2.csv"]
+    js = tmp_path / "rows.jsonl"
+    r = runner.invoke(app, ["predict", str(folder / "d0.csv"), str(folder / "d1.csv"), "--model",
+                            str(model_file[1]), "--top-k", "10", "-o", str(js), "--quiet"])
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(line) for line in js.read_text().splitlines()]
+    assert [set(d) for d in lines] == [{"file", "formula", "r2", "seconds", "error"}] * 2
+
+
+def test_predict_batch_resume_needs_output(model_file, tmp_path):
+    r = runner.invoke(app, ["predict", str(tmp_path), "--model", str(model_file[1]), "--resume"])
+    assert r.exit_code != 0 and r.output.startswith("error: ") and "--output" in r.output
