@@ -175,8 +175,7 @@ def predict(
 
     Example: superpos predict datasets/examples/example.csv --format json
 
-    Batch: superpos predict runs/*.csv -o formulas.csv --resume  (one row per data set: file,
-    formula, r2, seconds, error; .jsonl output gives JSON lines; rows are written as they finish)
+    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, r2, seconds, error; a .jsonl output gives JSON lines; rows are written as they finish)
     """
     files = _expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
