@@ -139,9 +139,6 @@ class ChainModel(StructuredModel):
             L /= np.repeat(np.maximum(np.diff(off), 1), np.diff(off))[:, None]
         return L
 
-    def batch_loss(self, Y, Y_hat) -> np.ndarray:
-        return np.array([self.loss(y, yh) for y, yh in zip(Y, Y_hat)], dtype=np.float64)
-
     def sum_joint_feature(self, X, Y) -> np.ndarray:
         K = self.n_states_
         flat, off = self._flat(X)
@@ -154,9 +151,6 @@ class ChainModel(StructuredModel):
         idx = np.nonzero(inner)[0]
         pair = np.bincount(y[idx - 1] * K + y[idx], minlength=K * K).astype(np.float64)
         return np.concatenate([unary.ravel(), pair])
-
-    def batch_joint_feature(self, X, Y) -> np.ndarray:
-        return np.array([self.joint_feature(x, y) for x, y in zip(X, Y)]).reshape(len(X), self.size_joint_feature)
 
     def enumerate_outputs(self, x):
         return (np.array(p, dtype=np.int64) for p in itertools.product(range(self.n_states_), repeat=len(x)))
