@@ -132,14 +132,14 @@ class StructurePredictor(BaseEstimator):
         self.size_bonus_ = 0.0 if auto else float(self.size_bonus)
         if auto:
             val = np.flatnonzero(~train)
-            self.size_bonus_ = self._choose_size_bonus([datasets[k] for k in val], [trees[k] for k in val])
+            self.size_bonus_ = self._choose_size_bonus(phi[val], [trees[k] for k in val])
         return self
 
     _BONUS_GRID = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5)
 
-    def _choose_size_bonus(self, datasets, trees) -> float:
+    def _choose_size_bonus(self, phi: np.ndarray, trees) -> float:
         """The per-edge bonus with the highest exact match on held-out data (ties: smaller)."""
-        L = self.log_theta(datasets)
+        L = self._log_theta_phi(phi)
         best, best_rate = 0.0, -1.0
         for bonus in self._BONUS_GRID:
             self.size_bonus_ = bonus
@@ -165,8 +165,10 @@ class StructurePredictor(BaseEstimator):
     def log_theta(self, datasets) -> np.ndarray:
         """log theta for a list of data sets: shape (B, Dd, G, H, A, H)."""
         self._check_fitted()
+        return self._log_theta_phi(self.features_.transform(list(datasets)))
+
+    def _log_theta_phi(self, phi: np.ndarray) -> np.ndarray:
         basis, mode = self.basis_, self.context
-        phi = self.features_.transform(list(datasets))
         key = (mode, self.max_depth_, len(basis))
         if getattr(self, "_grid_cache", (None,))[0] != key:
             grid = context_grid(basis, self.max_depth_, mode)
