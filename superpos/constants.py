@@ -22,7 +22,7 @@ import sympy
 
 from .basis import Basis
 from .exceptions import SuperposError
-from .tree import is_admissible, to_string, to_sympy
+from .tree import _check, _children, to_string, to_sympy
 
 __all__ = ["Skeleton", "FitResult", "fit_constants", "refine_constants", "snap_constants", "nmse", "r2"]
 
@@ -58,26 +58,16 @@ class Skeleton:
     """
 
     def __init__(self, tree, basis: Basis):
-        t = np.asarray(tree, dtype=np.int64).ravel()
-        if not is_admissible(t, basis.arities):
-            raise SuperposError(f"not an admissible tree: {t.tolist()}")
+        t = _check(tree, basis.arities)
         self.tree = t
         self.basis = basis
         self.size = int(t.size)
         funcs = basis.functions
         n = t.size
-        kids: list[list[int]] = [[] for _ in range(n)]
+        kids = _children(t, basis.arities)
         parent = np.full(n, -1, dtype=np.int64)
-        stack: list[int] = []
-        for k, c in enumerate(t):
-            if stack:
-                p = stack[-1]
-                kids[p].append(k)
-                parent[k] = p
-                while stack and len(kids[stack[-1]]) == basis.arities[t[stack[-1]]]:
-                    stack.pop()
-            if basis.arities[c] > 0:
-                stack.append(k)
+        for k, ks in enumerate(kids):
+            parent[ks] = k
         self._kids = kids
         self._parent = parent
         const_pos = [k for k in range(n) if funcs[t[k]].kind == "constant"]
