@@ -197,14 +197,14 @@ class StructurePredictor(BaseEstimator):
         X, y = check_dataset(X, y)
         return np.exp(self.log_theta([(X, y)])[0])
 
-    def _scores(self, L):
-        return L + self.size_bonus_ if self.size_bonus_ else L
+    def decode(self, L: np.ndarray, k: int = 1, size_bonus: float | None = None) -> list[tuple[float, np.ndarray]]:
+        """The k best trees under one log-theta tensor: [(log-likelihood + bonus * edges, tree)].
 
-    def decode(self, L: np.ndarray, k: int = 1) -> list[tuple[float, np.ndarray]]:
-        """The k best trees under one log-theta tensor: [(log-likelihood + bonus, tree)]."""
-        S = self._scores(L)
+        ``size_bonus`` overrides the fitted per-edge bonus (e.g. to widen a candidate list)."""
+        bonus = self.size_bonus_ if size_bonus is None else float(size_bonus)
+        S = L + bonus if bonus else L
         ar = self.basis_.arities
-        if k == 1 and self.context == "parent" and self.size_bonus_ <= 0:
+        if k == 1 and self.context == "parent" and bonus <= 0:
             return [decode_seed(S[0, 0, :, 0, :], ar)]
         if k == 1:
             return [decode_best(S, ar, self.max_depth_)]

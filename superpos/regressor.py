@@ -67,17 +67,18 @@ def load_predictor(predictor=None):
     return predictor
 
 
-def decode_candidates(predictor, X, y, k: int):
+def decode_candidates(predictor, X, y, k: int, size_bonus: float | None = None):
     """The k most likely trees for (X, y), [(log-likelihood + size bonus, tree)], best first.
     Input variables the data does not have (x_j, j > X.shape[1]) get probability 0 before
-    decoding, so no rank is spent on trees that cannot be evaluated."""
+    decoding, so no rank is spent on trees that cannot be evaluated. ``size_bonus`` (per
+    edge) overrides the predictor's own."""
     basis = predictor.basis_
     L = predictor.log_theta([(X, y)])[0]
     absent = [j for j, f in enumerate(basis.functions) if f.kind == "variable" and f.index >= X.shape[1]]
     if absent:
         L = L.copy()
         L[..., absent] = -np.inf
-    return predictor.decode(L, k)
+    return predictor.decode(L, k, size_bonus=size_bonus)
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -88,6 +89,12 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     predictor : None (the shipped default model), the path of a saved
         :class:`~superpos.StructurePredictor`, or a fitted one.
     top_k : skeletons taken from the decoder, most likely first.
+    candidate_bonus : per-edge bonus added to log theta when listing the candidates (None:
+        the predictor's own, tuned for the single best tree). The likelihood ranks larger
+        trees too low; the data arbitrates between candidates anyway, so a wider list costs
+        little: 0.3 and 0.6 tie with 0 on held-out generated formulas (R^2 > 0.99 on 0.89-0.905
+        of them at k = 200) and 0.6 fits 9 of 11 Nguyen problems to R^2 > 0.99 at k = 200
+        against 6 with 0 (README).
     validation_fraction : share of the points held out to choose between skeletons
         (data sets of fewer than 8 points are fitted and scored on all points).
     n_starts, max_iter : starts and iterations of the constant fit per skeleton.
@@ -110,10 +117,12 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
     """
 
-    def __init__(self, predictor=None, top_k: int = 200, validation_fraction: float = 0.25, n_starts: int = 4,
-                 max_iter: int = 40, simplify_seconds: float = 1.0, tie_rtol=0.05, random_state=None):
+    def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
+                 validation_fraction: float = 0.25, n_starts: int = 4, max_iter: int = 40,
+                 simplify_seconds: float = 1.0, tie_rtol=0.05, random_state=None):
         self.predictor = predictor
         self.top_k = top_k
+        self.candidate_bonus = candidate_bonus
         self.validation_fraction = validation_fraction
         self.n_starts = n_starts
         self.max_iter = max_iter
@@ -154,7 +163,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         seed = int(rng.integers(2**31))
         t0 = time.perf_counter()
-        ranked = decode_candidates(pred, X, y, int(self.top_k))
+        ranked = decode_candidates(pred, X, y, int(self.top_k), size_bonus=self.candidate_bonus)
         ranked = unique_trees(ranked, basis, X.shape[1])
         t1 = time.perf_counter()
         if not ranked:

@@ -45,7 +45,7 @@ class FixedRanking:
     def log_theta(self, datasets):
         return np.zeros((len(datasets), 1))
 
-    def decode(self, L, k):
+    def decode(self, L, k, size_bonus=None):
         return [(-float(r), t) for r, t in enumerate(self.trees[:k])]
 
     def predict_trees(self, datasets, k=1):
