@@ -123,30 +123,76 @@ def fit(
 
 @app.command()
 def evaluate(
-    corpus: Path = typer.Argument(..., help="held-out corpus file"),
-    model: Path = typer.Option(..., "--model", help="model file from `superpos fit`"),
-    k: int = typer.Option(10, help="count a hit when the true tree is among the k best"),
+    target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
+    model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
+    k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k best; benchmark: --top-k"),
+    problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
+    seed: int = typer.Option(0, help="benchmark: random seed for the points"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
-    """Skeleton exact match (top-1, top-k), edge Hamming loss and size error on a corpus.
+    """Structure metrics on a corpus (exact match, top-k, Hamming loss, size error), or formula
+    recovery on benchmark problems (exact recovery, R^2 on fresh points, seconds).
 
-    Example: superpos evaluate test.npz --model model.npz
+    Example: superpos evaluate test.npz --model model.npz        or: superpos evaluate nguyen --k 200
     """
-    from .corpus import Corpus
-    from .evaluate import structure_metrics
-    from .predictor import StructurePredictor
+    from .regressor import load_predictor
 
     try:
-        m = StructurePredictor.load(model)
-        c = Corpus.load(corpus)
-        with _busy(f"decoding {len(c)} data sets", quiet):
-            res = structure_metrics(m, c, k=k)
+        m = load_predictor(str(model) if model else None)
+        p = Path(target)
+        if p.suffix == ".npz":
+            from .corpus import Corpus
+            from .evaluate import structure_metrics
+
+            c = Corpus.load(p)
+            with _busy(f"decoding {len(c)} data sets", quiet):
+                res = structure_metrics(m, c, k=k)
+        else:
+            from .problems import load_problems
+
+            folder, name = (p.parent, p.stem) if p.suffix == ".tsv" else (None, target)
+            names = [n.strip() for n in problems.split(",")] if problems else None
+            probs = load_problems(name, folder=folder, names=names)
+            with _busy(f"solving {len(probs)} problems", quiet):
+                rows = [_solve_problem(m, pr, k, seed) for pr in probs]
     except SuperposError as exc:
         _fail(exc)
-    typer.echo(f"{'nodes':8s} {'n':>6s} {'top-1':>7s} {'top-' + str(k):>7s} {'Hamming':>8s} {'size err':>9s}")
-    for key, r in res.items():
-        if r["n"]:
-            typer.echo(f"{key:8s} {r['n']:6d} {r['top1']:7.3f} {r['topk']:7.3f} {r['hamming']:8.2f} {r['size_error']:+9.2f}")
+    if p.suffix == ".npz":
+        typer.echo(f"{'nodes':8s} {'n':>6s} {'top-1':>7s} {'top-' + str(k):>7s} {'Hamming':>8s} {'size err':>9s}")
+        for key, r in res.items():
+            if r["n"]:
+                typer.echo(f"{key:8s} {r['n']:6d} {r['top1']:7.3f} {r['topk']:7.3f} {r['hamming']:8.2f} "
+                           f"{r['size_error']:+9.2f}")
+        return
+    typer.echo(f"{'problem':14s} {'exact':>5s} {'R^2':>9s} {'s':>7s}  formula")
+    for name, exact, r2, secs, formula in rows:
+        typer.echo(f"{name:14s} {'yes' if exact else 'no':>5s} {r2:9.5f} {secs:7.3f}  {formula}")
+    n = len(rows)
+    typer.echo(f"total: exact {sum(r[1] for r in rows)}/{n}, R^2 > 0.99 {sum(r[2] > 0.99 for r in rows)}/{n}, "
+               f"R^2 > 0.999 {sum(r[2] > 0.999 for r in rows)}/{n}, "
+               f"median s {sorted(r[3] for r in rows)[n // 2]:.3f}")
+
+
+def _solve_problem(predictor, problem, top_k: int, seed: int):
+    """(name, exact, R^2 on fresh points, seconds, formula) for one benchmark problem."""
+    import numpy as np
+
+    from .constants import r2
+    from .problems import is_exact_recovery
+    from .regressor import SuperposRegressor
+
+    X, y = problem.sample(random_state=seed)
+    t = time.perf_counter()
+    try:
+        reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
+    except SuperposError as exc:
+        return problem.name, False, float("nan"), time.perf_counter() - t, f"(failed: {exc})"
+    secs = time.perf_counter() - t
+    Xf, yf = problem.sample(random_state=seed + 1, fresh=True)
+    with np.errstate(all="ignore"):
+        score = r2(yf, reg.predict(Xf))
+    exact = is_exact_recovery(reg.expr_, problem.formula, positive=problem.positive_variables)
+    return problem.name, bool(exact), float(score), secs, str(reg.expr_)
 
 
 def _rename(expr, names):

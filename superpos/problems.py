@@ -27,8 +27,9 @@ _VAR = re.compile(r"x([1-9][0-9]*)")
 
 
 def benchmark_folder() -> Path:
-    """``datasets/benchmarks`` of the source tree (next to the package)."""
-    return Path(__file__).resolve().parents[1] / "datasets" / "benchmarks"
+    """The shipped problem definitions, ``superpos/datasets/data/benchmarks`` (linked from
+    ``datasets/benchmarks`` in the repository)."""
+    return Path(__file__).resolve().parent / "datasets" / "data" / "benchmarks"
 
 
 def available_problem_sets(folder=None) -> list[str]:

@@ -194,3 +194,13 @@ def test_predict_batch_streams_rows_and_resumes(model_file, tmp_path):
 def test_predict_batch_resume_needs_output(model_file, tmp_path):
     r = runner.invoke(app, ["predict", str(tmp_path), "--model", str(model_file[1]), "--resume"])
     assert r.exit_code != 0 and r.output.startswith("error: ") and "--output" in r.output
+
+
+def test_evaluate_benchmark_problems(model_file, tmp_path):
+    tsv = tmp_path / "mine.tsv"
+    tsv.write_text("name\tformula\tsampling_range\tn_points\nlinear\t2.5*x1\tU[0.5,3]\t30\nsq\tx1**2 + x1\tU[-1,1]\t20\n")
+    r = runner.invoke(app, ["evaluate", str(tsv), "--model", str(model_file[1]), "--k", "20", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert "linear" in r.output and "total: exact" in r.output
+    r = runner.invoke(app, ["evaluate", "nosuchset", "--model", str(model_file[1])])
+    assert r.exit_code != 0 and r.output.startswith("error: ")
