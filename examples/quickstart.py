@@ -18,3 +18,9 @@ print("data: y = 1.5*sin(x1) + x1 on 100 points in [-3, 3]")
 for score, tree in model.predict_trees([(X, y)], k=5)[0]:
     print(f"  log-likelihood {score:8.3f}   {to_string(tree, basis)}")
 print("best skeleton:", model.predict(X, y))
+
+# The data then chooses between the 100 most likely skeletons, constants fitted:
+from superpos import SuperposRegressor  # noqa: E402
+
+reg = SuperposRegressor(predictor=model, top_k=100, random_state=0).fit(X, y)
+print("formula:", reg.expr_, f"  R^2 = {reg.score(X, y):.6f}")
