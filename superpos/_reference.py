@@ -1,6 +1,6 @@
 """Plain-Python twins of the numba kernels, for tests and benchmarks.
 
-Same conventions as ``_kernels``: S has shape (Dd, G, H, A, H), broadcast along axes
+Same conventions as ``_kernels.tree``: S has shape (Dd, G, H, A, H), broadcast along axes
 of length 1; colour 0 is the root.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The decoder: the best (or k best) admissible trees under additive edge scores.
 
-The scores are a tensor S[d, g, i, p, j] (see :mod:`superpos._kernels`): log theta for
+The scores are a tensor S[d, g, i, p, j] (see :mod:`superpos._kernels.tree`): log theta for
 the likelihood model, w . phi(x) plus loss terms for the S-SVM tree model. Lower-rank
 inputs are accepted and broadcast: (H, H) parent-only scores as in seed 003,
 (D, H, A, H) for parent + position + depth, (D, H, H, A, H) with the grandparent.

@@ -8,7 +8,7 @@ position p); a context mode says which of them the classifier sees:
 - ``"grandparent+parent+position+depth"`` (the predictor's default): (d, g, i, p).
 
 For a new data set, every admissible context goes through one batched
-``predict_proba`` and fills log theta[d - 1, g, i, p, j] (see :mod:`superpos._kernels`).
+``predict_proba`` and fills log theta[d - 1, g, i, p, j] (see :mod:`superpos._kernels.tree`).
 """
 from __future__ import annotations
 

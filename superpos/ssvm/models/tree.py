@@ -3,7 +3,7 @@
 x is a feature vector phi(data set) (F,); y is an admissible coloured tree (prefix array of
 colour ids, root h0 excluded; see :mod:`superpos.tree`). With the context
 "parent+position+depth" every edge falls in a slot s = (depth d, parent i, position p,
-child j) of the score tensor (D, 1, H, A, H) of :mod:`superpos._kernels`, and
+child j) of the score tensor (D, 1, H, A, H) of :mod:`superpos._kernels.tree`, and
 
     Psi(x, y) = sum over the edges e of y of e_{slot(e)} (x) phi(x),
 
