@@ -30,6 +30,12 @@ def _busy(message: str, quiet: bool):
     return Console(stderr=True).status(message)
 
 
+def _check_folder(path: Optional[Path]) -> None:
+    """Fail before long work, not after it, when an output's folder is missing."""
+    if path is not None and not path.parent.is_dir():
+        raise SuperposError(f"cannot write {path}: the folder {path.parent} does not exist")
+
+
 def _basis(names: Optional[str], n_variables: int):
     from .basis import Basis
 
@@ -75,8 +81,7 @@ def generate(
 
     try:
         b = _basis(names, n_variables)
-        if not output.parent.is_dir():
-            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        _check_folder(output)
         t = time.perf_counter()
         with _busy(f"generating {n} formulas", quiet):
             c = generate_corpus(b, n, random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
@@ -106,8 +111,7 @@ def fit(
     from .predictor import StructurePredictor
 
     try:
-        if not output.parent.is_dir():
-            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        _check_folder(output)
         c = Corpus.load(corpus)
         t = time.perf_counter()
         m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
@@ -236,9 +240,8 @@ def predict(
     try:
         if fmt not in ("text", "latex", "json"):
             raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
-        for out in (output, plot):
-            if out is not None and not out.parent.is_dir():
-                raise SuperposError(f"cannot write {out}: the folder {out.parent} does not exist")
+        _check_folder(output)
+        _check_folder(plot)
         X, y, names = read_dataset(files[0], target)
         t = time.perf_counter()
         reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, random_state=seed).fit(X, y)
@@ -312,8 +315,7 @@ def _predict_batch(files, model, target, top_k, output, seed, resume, quiet) -> 
     try:
         if resume and output is None:
             raise SuperposError("--resume needs --output: the file of rows already done")
-        if output is not None and not output.parent.is_dir():
-            raise SuperposError(f"cannot write {output}: the folder {output.parent} does not exist")
+        _check_folder(output)
         if "-" in files:
             raise SuperposError("standard input (-) cannot be part of a batch")
         predictor = load_predictor(str(model) if model else None)

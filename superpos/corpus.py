@@ -229,15 +229,12 @@ def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_dep
     """
     if n_formulas < 1:
         raise SuperposError("n_formulas must be >= 1")
-    if not any(f.kind == "variable" for f in basis.functions):
-        raise SuperposError("the basis has no variable")
     nv = basis.n_variables if n_variables is None else n_variables
     ss = np.random.SeedSequence(np.random.default_rng(random_state).integers(2**63))
     trees, consts, data = [], [], []
     seen: set = set()
     per_skeleton: dict = {}
     cap = max(1, int(np.ceil(max_skeleton_share * n_formulas)))
-    n_chunks_done = 0
     rounds = 0
     while len(trees) < n_formulas:
         rounds += 1
@@ -249,7 +246,6 @@ def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_dep
         parts = Parallel(n_jobs=n_jobs)(
             delayed(_generate_chunk)(basis.to_list(), s, chunk_size, max_depth, max_size, n_points, nv,
                                      depth_decay, min_size) for s in seeds)
-        n_chunks_done += n_chunks
         for t_, c_, d_, p_ in parts:
             for t, c, d, p in zip(t_, c_, d_, p_):
                 key = t.tobytes()

@@ -35,7 +35,7 @@ def is_admissible(tree, arities: np.ndarray) -> bool:
     if t.size == 0 or np.any(t < 1) or np.any(t >= len(arities)):
         return False
     need = 1
-    for k, c in enumerate(t):
+    for c in t:
         if need == 0:
             return False
         need += arities[c] - 1

@@ -66,8 +66,7 @@ class TreeModel(StructuredModel):
         if X.ndim != 2 or X.shape[0] != len(Y):
             raise SuperposError(f"X must be (n, F) feature vectors, one per tree; got {X.shape}")
         self.arities_ = ar
-        self._edge_cache = {}
-        self._slot_cache = {}
+        self._cache = {}
         H, A, D = ar.size, max(1, int(ar.max())), int(self.max_depth)
         self.shape_ = (D, 1, H, A, H)
         self.n_slots_ = D * H * A * H
@@ -81,30 +80,28 @@ class TreeModel(StructuredModel):
         return self
 
     # --- helpers ---------------------------------------------------------------------------
-    def _edges(self, y) -> np.ndarray:
-        """edge_contexts of y, memoised per tree (learners ask for the same trees often)."""
-        y = np.asarray(y, dtype=np.int64)
-        cache = self.__dict__.setdefault("_edge_cache", {})
-        key = y.tobytes()
-        e = cache.get(key)
-        if e is None:
-            if len(cache) > 100_000:
+    def _memo(self, kind: str, y, compute):
+        """Per-tree memo (learners ask for the same trees often), cleared when it grows large."""
+        cache = self.__dict__.setdefault("_cache", {})
+        key = (kind, np.asarray(y, dtype=np.int64).tobytes())
+        if key not in cache:
+            if len(cache) > 200_000:
                 cache.clear()
-            e = cache[key] = edge_contexts(y, self.arities_)
-        return e
+            cache[key] = compute(np.asarray(y, dtype=np.int64))
+        return cache[key]
+
+    def _edges(self, y) -> np.ndarray:
+        """edge_contexts of y (rows: depth, grandparent, parent, position, child)."""
+        return self._memo("edges", y, lambda t: edge_contexts(t, self.arities_))
 
     def _slots(self, y) -> np.ndarray:
-        y = np.asarray(y, dtype=np.int64)
-        cache = self.__dict__.setdefault("_slot_cache", {})
-        key = y.tobytes()
-        s = cache.get(key)
-        if s is None:
-            if len(cache) > 100_000:
-                cache.clear()
-            e = self._edges(y)
-            D, _, H, A, _ = self.shape_
-            s = cache[key] = (((e[:, 0] - 1) * H + e[:, 2]) * A + e[:, 3]) * H + e[:, 4]
-        return s
+        """Flat slot index of each edge in the (D, 1, H, A, H) score tensor."""
+        def slots(t):
+            e = self._edges(t)
+            _, _, H, A, _ = self.shape_
+            return (((e[:, 0] - 1) * H + e[:, 2]) * A + e[:, 3]) * H + e[:, 4]
+
+        return self._memo("slots", y, slots)
 
     def _counts(self, Y) -> np.ndarray:
         out = np.zeros((len(Y), self.n_slots_))
