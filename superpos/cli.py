@@ -1,6 +1,7 @@
 """The ``superpos`` command line: parses, calls the library, prints; nothing else."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -19,15 +20,37 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(code=2)
 
 
-def _busy(message: str, quiet: bool):
-    """A spinner with elapsed time on standard error while long work runs (silent with --quiet)."""
-    import contextlib
-
+@contextlib.contextmanager
+def _progress(quiet: bool):
+    """Rich progress bars on standard error, one line per stage of the work (silent with
+    --quiet). Yields ``update(stage, done, total)``; a stage with ``total=None`` has no
+    count and shows a spinner with its elapsed time; a new stage completes the previous."""
     if quiet:
-        return contextlib.nullcontext()
+        yield lambda stage, done, total: None
+        return
     from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
 
-    return Console(stderr=True).status(message)
+    tasks: dict = {}
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bars:
+        def finish(task) -> None:
+            t = bars.tasks[task]
+            bars.update(task, total=t.total or 1, completed=t.total or 1)
+            bars.stop_task(task)
+
+        def update(stage: str, done: int, total) -> None:
+            if stage not in tasks:
+                for task in tasks.values():
+                    finish(task)
+                tasks[stage] = bars.add_task(stage, total=total)
+            bars.update(tasks[stage], completed=done, total=total)
+
+        yield update
+        for task in tasks.values():
+            finish(task)
 
 
 def _check_folder(path: Optional[Path]) -> None:
@@ -63,7 +86,7 @@ def basis(
 
 @app.command()
 def generate(
-    output: Path = typer.Argument(..., help="corpus file to write (.npz)"),
+    output: Path = typer.Argument(..., help="corpus file to write (.npz), or a new folder to stream shards into"),
     n: int = typer.Option(10_000, "--n", help="number of formulas"),
     n_variables: int = typer.Option(1, "--variables", help="input variables (1-3)"),
     names: Optional[str] = typer.Option(None, "--basis", help="comma-separated basis subset"),
@@ -71,31 +94,36 @@ def generate(
     max_size: int = typer.Option(12, help="largest tree (nodes)"),
     seed: int = typer.Option(0, help="random seed"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers"),
+    shard_size: int = typer.Option(50_000, help="formulas per shard when OUTPUT is a folder"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
-    """Generate a corpus of random formulas and their data sets.
+    """Generate a corpus of random formulas and their data sets. An OUTPUT without the .npz
+    suffix is a new folder of shards, streamed to disk (for corpora larger than memory).
 
-    Example: superpos generate train.npz --n 20000 --jobs 2
+    Example: superpos generate train.npz --n 20000 --jobs 2        or: superpos generate big/ --n 1000000
     """
-    from .corpus import generate_corpus
+    from .corpus import generate_corpus, write_corpus
 
     try:
         b = _basis(names, n_variables)
         _check_folder(output)
         t = time.perf_counter()
-        with _busy(f"generating {n} formulas", quiet):
-            c = generate_corpus(b, n, random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
-                                n_variables=(1, n_variables))
-            c.save(output)
+        with _progress(quiet) as update:
+            kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
+                      n_variables=(1, n_variables), progress=lambda d, total: update("formulas", d, total))
+            if output.suffix.lower() == ".npz":
+                generate_corpus(b, n, **kw).save(output)
+            else:
+                write_corpus(output, b, n, shard_size=shard_size, **kw)
     except SuperposError as exc:
         _fail(exc)
     if not quiet:
-        typer.echo(f"wrote {len(c)} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
+        typer.echo(f"wrote {n} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
 
 
 @app.command()
 def fit(
-    corpus: Path = typer.Argument(..., help="corpus file from `superpos generate`"),
+    corpus: Path = typer.Argument(..., help="corpus file or folder from `superpos generate`"),
     output: Path = typer.Argument(..., help="model file to write (.npz)"),
     context: str = typer.Option("grandparent+parent+position+depth", help="edge context mode"),
     seed: int = typer.Option(0, help="random seed"),
@@ -116,8 +144,8 @@ def fit(
         t = time.perf_counter()
         m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
                                features=DatasetFeatures(max_variables=max(1, c.basis.n_variables), n_jobs=jobs))
-        with _busy(f"training on {len(c)} formulas", quiet):
-            m.fit(c)
+        with _progress(quiet) as update:
+            m.fit(c, progress=update)
             m.save(output)
     except SuperposError as exc:
         _fail(exc)
@@ -132,6 +160,7 @@ def evaluate(
     k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k best; benchmark: --top-k"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
+    jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features; benchmark: problems)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Structure metrics on a corpus (exact match, top-k, Hamming loss, size error), or formula
@@ -142,6 +171,8 @@ def evaluate(
     from .regressor import load_predictor
 
     try:
+        if jobs < 1:
+            raise SuperposError(f"--jobs must be at least 1, got {jobs}")
         m = load_predictor(str(model) if model else None)
         p = Path(target)
         if p.suffix == ".npz":
@@ -149,16 +180,24 @@ def evaluate(
             from .evaluate import structure_metrics
 
             c = Corpus.load(p)
-            with _busy(f"decoding {len(c)} data sets", quiet):
-                res = structure_metrics(m, c, k=k)
+            m.features_.set_params(n_jobs=jobs)
+            with _progress(quiet) as update:
+                res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n))
         else:
             from .problems import load_problems
 
             folder, name = (p.parent, p.stem) if p.suffix == ".tsv" else (None, target)
             names = [n.strip() for n in problems.split(",")] if problems else None
             probs = load_problems(name, folder=folder, names=names)
-            with _busy(f"solving {len(probs)} problems", quiet):
-                rows = [_solve_problem(m, pr, k, seed) for pr in probs]
+            from joblib import Parallel, delayed
+
+            rows = []
+            with _progress(quiet) as update:
+                update("problems", 0, len(probs))
+                for row in Parallel(n_jobs=jobs, return_as="generator")(
+                        delayed(_solve_problem)(m, pr, k, seed) for pr in probs):
+                    rows.append(row)
+                    update("problems", len(rows), len(probs))
     except SuperposError as exc:
         _fail(exc)
     if p.suffix == ".npz":
@@ -219,6 +258,7 @@ def predict(
     seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
     resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
+    jobs: int = typer.Option(1, "--jobs", help="batch: data sets solved in parallel"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
@@ -229,7 +269,7 @@ def predict(
     """
     files = _expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
-        _predict_batch(files, model, target, top_k, output, seed, resume, quiet)
+        _predict_batch(files, model, target, top_k, output, seed, resume, jobs, quiet)
         return
     import sympy
 
@@ -303,18 +343,38 @@ def _done_files(output: Path, jsonl: bool) -> set:
         return {r["file"] for r in csv.DictReader(fh) if r.get("formula")}
 
 
-def _predict_batch(files, model, target, top_k, output, seed, resume, quiet) -> None:
-    """One row per data set, streamed: an interrupted run keeps the rows it finished."""
+def _solve_file(predictor, f: str, target, top_k: int, seed: int) -> dict:
+    """One batch row: the formula for one data-set file, or the error that stopped it."""
+    from .io import read_dataset
+    from .regressor import SuperposRegressor
+
+    row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
+    t = time.perf_counter()
+    try:
+        X, y, names = read_dataset(f, target)
+        reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
+        row.update(formula=str(_rename(reg.expr_, names)), r2=float(reg.score(X, y)))
+    except SuperposError as exc:
+        row["error"] = str(exc)
+    row["seconds"] = round(time.perf_counter() - t, 4)
+    return row
+
+
+def _predict_batch(files, model, target, top_k, output, seed, resume, jobs, quiet) -> None:
+    """One row per data set, streamed in input order: an interrupted run keeps the rows it finished."""
     import csv
     import json
 
-    from .io import read_dataset
-    from .regressor import SuperposRegressor, load_predictor
+    from joblib import Parallel, delayed
+
+    from .regressor import load_predictor
 
     fields = ["file", "formula", "r2", "seconds", "error"]
     try:
         if resume and output is None:
             raise SuperposError("--resume needs --output: the file of rows already done")
+        if jobs < 1:
+            raise SuperposError(f"--jobs must be at least 1, got {jobs}")
         _check_folder(output)
         if "-" in files:
             raise SuperposError("standard input (-) cannot be part of a batch")
@@ -327,27 +387,20 @@ def _predict_batch(files, model, target, top_k, output, seed, resume, quiet) -> 
     writer = None if jsonl else csv.DictWriter(fh, fieldnames=fields)
     if writer is not None and (output is None or fh.tell() == 0):
         writer.writeheader()
-    failed = 0
     todo = [f for f in files if f not in done]
-    with _busy(f"{len(todo)} data sets", quiet) as status:
-        for n, f in enumerate(todo, start=1):
-            if status is not None:
-                status.update(f"data set {n}/{len(todo)}: {f}")
-            row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
-            t = time.perf_counter()
-            try:
-                X, y, names = read_dataset(f, target)
-                reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
-                row.update(formula=str(_rename(reg.expr_, names)), r2=float(reg.score(X, y)))
-            except SuperposError as exc:
-                row["error"] = str(exc)
-                failed += 1
-            row["seconds"] = round(time.perf_counter() - t, 4)
+    rows = Parallel(n_jobs=jobs, return_as="generator")(
+        delayed(_solve_file)(predictor, f, target, top_k, seed) for f in todo)
+    failed = 0
+    with _progress(quiet or output is None) as update:
+        update("data sets", 0, len(todo))
+        for n, row in enumerate(rows, start=1):
+            failed += bool(row["error"])
             if writer is None:
                 fh.write(json.dumps(row) + "\n")
             else:
                 writer.writerow(row)
             fh.flush()
+            update("data sets", n, len(todo))
     if output is not None:
         fh.close()
     if failed:

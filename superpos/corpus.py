@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -18,11 +19,12 @@ from .basis import Basis
 from .exceptions import NotRepresentable, SuperposError
 from .tree import canonicalize, evaluate, tree_depth
 
-__all__ = ["Corpus", "generate_corpus", "sample_tree"]
+__all__ = ["Corpus", "corpus_length", "generate_corpus", "iter_corpus", "sample_tree", "write_corpus"]
 
 CORPUS_FORMAT = 1
 _PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
 _MAX_ABS = 1e6
+_MANIFEST = "manifest.json"
 
 
 @dataclass
@@ -107,8 +109,35 @@ class Corpus:
                          point_offsets=self.point_offsets, var_counts=self._var_counts())
 
     @classmethod
+    def concatenate(cls, parts) -> "Corpus":
+        """One corpus from several over the same basis (e.g. the shards of a folder)."""
+        parts = list(parts)
+        if not parts:
+            raise SuperposError("no corpus to concatenate")
+        first = parts[0]
+        if any(p.basis.to_list() != first.basis.to_list() for p in parts):
+            raise SuperposError("cannot join corpora over different bases")
+
+        def join(flat, off):
+            shifts = np.cumsum([0] + [len(getattr(p, flat)) for p in parts[:-1]])
+            offs = [getattr(p, off)[:-1] + s for p, s in zip(parts, shifts)]
+            return (np.concatenate([getattr(p, flat) for p in parts]),
+                    np.concatenate(offs + [[sum(len(getattr(p, flat)) for p in parts)]]).astype(np.int64))
+
+        tf, to = join("tree_flat", "tree_offsets")
+        cf, co = join("const_flat", "const_offsets")
+        yf, po = join("y_flat", "point_offsets")
+        Xf = np.concatenate([p.X_flat for p in parts])
+        counts = np.concatenate([p._var_counts() for p in parts])
+        return cls(first.basis, tf, to, cf, co, Xf, yf, po, first.max_depth, first.max_size, counts)
+
+    @classmethod
     def load(cls, path) -> "Corpus":
+        """Read a corpus ``.npz`` or a folder of shards written by :func:`write_corpus`."""
         from .persist import read_npz
+
+        if Path(path).is_dir():
+            return cls.concatenate(iter_corpus(path))
 
         z, meta = read_npz(path, "superpos-corpus", CORPUS_FORMAT)
         try:
@@ -175,7 +204,7 @@ def _fingerprint(tree, consts, basis: Basis, m: int):
     v = evaluate(tree, basis, X, consts)
     with np.errstate(all="ignore"):
         v = np.where(np.isfinite(v), v, 0.0)
-        return tuple(np.round(v, 6).tolist())
+        return (np.round(v, 6) + 0.0).tobytes()  # + 0.0 folds -0.0 into 0.0
 
 
 def _generate_chunk(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,
@@ -217,7 +246,7 @@ def _generate_chunk(basis_names, seed, n, max_depth, max_size, n_points, n_varia
 def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_depth: int = 5,
                     max_size: int = 12, min_size: int = 1, n_points=(20, 200), n_variables=None,
                     depth_decay: float = 0.75, max_skeleton_share: float = 0.01, n_jobs: int = 1,
-                    chunk_size: int = 500) -> Corpus:
+                    chunk_size: int = 500, progress=None) -> Corpus:
     """Generate ``n_formulas`` distinct (data set, canonical tree) pairs.
 
     ``n_points`` is an int or an inclusive range (lo, hi) drawn per data set;
@@ -225,35 +254,134 @@ def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_dep
     up to constant values) takes more than ``max_skeleton_share`` of the corpus, so
     that c*x1, the limit of many random trees, does not dominate. Work is split in
     chunks of fixed seeds, so the result depends on ``random_state`` only, not on
-    ``n_jobs``.
+    ``n_jobs``. ``progress(done, total)`` is called as formulas are accepted.
+    For corpora too large for memory, :func:`write_corpus` streams the same formulas to disk.
     """
+    trees, consts, data = [], [], []
+    for t_, c_, d_ in _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points,
+                                      n_variables, depth_decay, max_skeleton_share, n_jobs, chunk_size, progress):
+        trees += t_
+        consts += c_
+        data += d_
+    return Corpus.from_lists(basis, trees, consts, data, max_depth, max_size)
+
+
+def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_000, random_state=None,
+                 max_depth: int = 5, max_size: int = 12, min_size: int = 1, n_points=(20, 200),
+                 n_variables=None, depth_decay: float = 0.75, max_skeleton_share: float = 0.01,
+                 n_jobs: int = 1, chunk_size: int = 500, progress=None) -> Path:
+    """Generate the same formulas as :func:`generate_corpus` and stream them to ``folder``
+    as shards of about ``shard_size`` formulas (``part-00000.npz``, ...) plus a
+    ``manifest.json`` written last, so memory stays bounded by one shard whatever
+    ``n_formulas`` is. :meth:`Corpus.load` and :func:`iter_corpus` read the folder."""
+    from .persist import atomic_write_text
+
+    folder = Path(folder)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise SuperposError(f"{folder} exists and is not an empty folder: choose a new output folder")
+    if not folder.parent.is_dir():
+        raise SuperposError(f"cannot write {folder}: the folder {folder.parent} does not exist")
+    folder.mkdir(exist_ok=True)
+    shards: list[dict] = []
+    buf: tuple[list, list, list] = ([], [], [])
+
+    def flush() -> None:
+        name = f"part-{len(shards):05d}.npz"
+        Corpus.from_lists(basis, *buf, max_depth, max_size).save(folder / name)
+        shards.append({"file": name, "n": len(buf[0])})
+        for part in buf:
+            part.clear()
+
+    for wave in _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points,
+                                n_variables, depth_decay, max_skeleton_share, n_jobs, chunk_size, progress):
+        for part, new in zip(buf, wave):
+            part += new
+        if len(buf[0]) >= shard_size:
+            flush()
+    if buf[0]:
+        flush()
+    manifest = {"format": "superpos-corpus-shards", "version": CORPUS_FORMAT, "n_formulas": n_formulas,
+                "basis": basis.to_list(), "max_depth": max_depth, "max_size": max_size, "shards": shards}
+    atomic_write_text(folder / _MANIFEST, json.dumps(manifest, indent=1))
+    return folder
+
+
+def iter_corpus(path):
+    """The corpus at ``path`` piece by piece: one :class:`Corpus` for an ``.npz`` file,
+    one per shard for a folder written by :func:`write_corpus`."""
+    path = Path(path)
+    if not path.is_dir():
+        yield Corpus.load(path)
+        return
+    for name in _shard_files(path):
+        yield Corpus.load(path / name)
+
+
+def corpus_length(path) -> int:
+    """Number of formulas in a corpus file or shard folder, without reading the data."""
+    path = Path(path)
+    if path.is_dir():
+        _shard_files(path)
+        return sum(s["n"] for s in json.loads((path / _MANIFEST).read_text())["shards"])
+    return len(Corpus.load(path))
+
+
+def _shard_files(folder: Path) -> list[str]:
+    mf = folder / _MANIFEST
+    try:
+        manifest = json.loads(mf.read_text())
+        if manifest.get("format") != "superpos-corpus-shards":
+            raise ValueError("not a corpus manifest")
+        if int(manifest.get("version", -1)) > CORPUS_FORMAT:
+            raise SuperposError(f"{folder}: corpus format {manifest['version']} is newer than this superpos "
+                                f"reads ({CORPUS_FORMAT}); upgrade superpos")
+        return [s["file"] for s in manifest["shards"]]
+    except FileNotFoundError:
+        raise SuperposError(f"{folder}: no {_MANIFEST}; not a finished corpus folder (regenerate it)") from None
+    except (ValueError, KeyError, TypeError):
+        raise SuperposError(f"{mf}: damaged corpus manifest; regenerate the corpus") from None
+
+
+def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points, n_variables,
+                    depth_decay, max_skeleton_share, n_jobs, chunk_size, progress, wave_chunks: int = 16):
+    """Accepted formulas as lists (trees, constants, data sets), a wave of chunks at a time.
+
+    The chunks' seeds and the order they are read in are fixed by ``random_state``, so the
+    formulas do not depend on ``n_jobs`` or on the wave size; only the fingerprints of
+    accepted formulas and the per-skeleton counts stay in memory between waves."""
     if n_formulas < 1:
         raise SuperposError("n_formulas must be >= 1")
     nv = basis.n_variables if n_variables is None else n_variables
     ss = np.random.SeedSequence(np.random.default_rng(random_state).integers(2**63))
-    trees, consts, data = [], [], []
     seen: set = set()
     per_skeleton: dict = {}
     cap = max(1, int(np.ceil(max_skeleton_share * n_formulas)))
-    rounds = 0
-    while len(trees) < n_formulas:
-        rounds += 1
-        if rounds > 50:
-            raise SuperposError("could not generate enough distinct formulas: relax the limits or the basis")
-        need = n_formulas - len(trees)
-        n_chunks = max(1, -(-int(need * 1.05) // chunk_size))
-        seeds = ss.spawn(n_chunks)
-        parts = Parallel(n_jobs=n_jobs)(
-            delayed(_generate_chunk)(basis.to_list(), s, chunk_size, max_depth, max_size, n_points, nv,
-                                     depth_decay, min_size) for s in seeds)
-        for t_, c_, d_, p_ in parts:
-            for t, c, d, p in zip(t_, c_, d_, p_):
-                key = t.tobytes()
-                if p in seen or len(trees) >= n_formulas or per_skeleton.get(key, 0) >= cap:
-                    continue
-                seen.add(p)
-                per_skeleton[key] = per_skeleton.get(key, 0) + 1
-                trees.append(t)
-                consts.append(c)
-                data.append(d)
-    return Corpus.from_lists(basis, trees, consts, data, max_depth, max_size)
+    total, rounds = 0, 0
+    names = basis.to_list()
+    with Parallel(n_jobs=n_jobs) as parallel:
+        while total < n_formulas:
+            rounds += 1
+            if rounds > 50:
+                raise SuperposError("could not generate enough distinct formulas: relax the limits or the basis")
+            need = n_formulas - total
+            seeds = ss.spawn(max(1, -(-int(need * 1.05) // chunk_size)))
+            for w in range(0, len(seeds), wave_chunks):
+                parts = parallel(delayed(_generate_chunk)(names, s, chunk_size, max_depth, max_size, n_points, nv,
+                                                          depth_decay, min_size) for s in seeds[w:w + wave_chunks])
+                wave: tuple[list, list, list] = ([], [], [])
+                for t_, c_, d_, p_ in parts:
+                    for t, c, d, p in zip(t_, c_, d_, p_):
+                        key = t.tobytes()
+                        if p in seen or total >= n_formulas or per_skeleton.get(key, 0) >= cap:
+                            continue
+                        seen.add(p)
+                        per_skeleton[key] = per_skeleton.get(key, 0) + 1
+                        wave[0].append(t)
+                        wave[1].append(c)
+                        wave[2].append(d)
+                        total += 1
+                if progress is not None:
+                    progress(total, n_formulas)
+                yield wave
+                if total >= n_formulas:
+                    return

@@ -19,11 +19,16 @@ def _summary(rows) -> dict:
             "pred_size": float(r[:, 4].mean()), "true_size": float(r[:, 5].mean())}
 
 
-def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS) -> dict:
+def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, progress=None) -> dict:
     """Skeleton exact match at top-1 and among the k best, the seed's edge Hamming loss
     Delta and the signed size error (predicted - true nodes) of the top-1 tree; overall
-    ("all") and per true-size bucket ("1-4", ...)."""
-    preds = predictor.predict_trees(corpus.datasets, k=k)
+    ("all") and per true-size bucket ("1-4", ...). ``progress(done, total)`` is called
+    after each block of data sets."""
+    datasets, preds = corpus.datasets, []
+    for start in range(0, len(datasets), 200):
+        preds += predictor.predict_trees(datasets[start:start + 200], k=k)
+        if progress is not None:
+            progress(len(preds), len(datasets))
     ar = predictor.basis_.arities
     rows = []
     for ranked, true in zip(preds, corpus.trees):

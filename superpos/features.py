@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from .exceptions import SuperposError
 
-__all__ = ["DatasetFeatures", "check_dataset"]
+__all__ = ["DatasetFeatures", "check_dataset", "write_features"]
 
 _OUTER = (  # inverse-like maps of y: a good linear fit of g(y) on x hints at the root function
     lambda y: np.log(np.abs(y) + 1e-12),
@@ -130,16 +130,22 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
     def get_feature_names_out(self, input_features=None):
         return np.array(self._names(), dtype=object)
 
-    def transform(self, datasets) -> np.ndarray:
+    def transform(self, datasets, progress=None) -> np.ndarray:
+        """phi of each data set, shape (len(datasets), n_features); ``progress(done, total)``
+        is called after each block of 1,000 data sets."""
         if hasattr(datasets, "datasets"):
             datasets = datasets.datasets
         datasets = list(datasets)
+        blocks = [datasets[k:k + 1000] for k in range(0, len(datasets), 1000)]
         if self.n_jobs == 1 or len(datasets) < 2000:
-            rows = [self.transform_one(X, y) for X, y in datasets]
+            parts = map(self._block, blocks)
         else:
-            chunks = [datasets[k:k + 1000] for k in range(0, len(datasets), 1000)]
-            parts = Parallel(n_jobs=self.n_jobs)(delayed(self._block)(c) for c in chunks)
-            rows = [r for p in parts for r in p]
+            parts = Parallel(n_jobs=self.n_jobs, return_as="generator")(delayed(self._block)(c) for c in blocks)
+        rows: list = []
+        for part in parts:
+            rows += part
+            if progress is not None:
+                progress(len(rows), len(datasets))
         return np.array(rows, dtype=np.float64).reshape(len(datasets), -1)
 
     def _block(self, datasets):
@@ -250,3 +256,36 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
         scal = [slog(lo), slog(hi), curve[0], curve[-1], y0, slope, llfit, mono, sign_changes, curv_changes,
                 even, odd]
         return np.concatenate([curve, diff, fft, fits, poly, plus, times, outer, np.asarray(scal, dtype=np.float64)])
+
+
+def write_features(source, path, features: DatasetFeatures | None = None, progress=None) -> np.ndarray:
+    """phi of every data set of a corpus, streamed to the ``.npy`` file ``path`` and returned
+    memory-mapped read-only.
+
+    ``source`` is a :class:`~superpos.corpus.Corpus`, a corpus ``.npz`` or a folder of shards
+    from :func:`~superpos.corpus.write_corpus`; it is read one shard at a time and rows are
+    appended to the file, so memory holds one shard and its features, not the corpus.
+    ``progress(done, total)`` is called after each shard."""
+    from .corpus import Corpus, corpus_length, iter_corpus
+    from .persist import _atomic
+
+    features = DatasetFeatures() if features is None else features
+    n = len(source) if isinstance(source, Corpus) else corpus_length(source)
+    width = len(features._names())
+
+    def write(fh) -> None:
+        np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(np.dtype("<f8")),
+                                                  "fortran_order": False, "shape": (n, width)})
+        done = 0
+        for part in ([source] if isinstance(source, Corpus) else iter_corpus(source)):
+            phi = np.ascontiguousarray(features.transform(part), dtype="<f8")
+            fh.write(phi.tobytes())
+            done += len(phi)
+            if progress is not None:
+                progress(done, n)
+        if done != n:
+            raise SuperposError(f"{source}: the corpus holds {done} data sets, its manifest says {n}")
+
+    _atomic(path, write)
+    return np.load(path, mmap_mode="r")
+

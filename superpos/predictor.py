@@ -90,8 +90,12 @@ class StructurePredictor(BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, corpus, trees=None) -> "StructurePredictor":
-        """Train on a :class:`Corpus`, or on a list of data sets [(X, y), ...] and their trees."""
+    def fit(self, corpus, trees=None, *, progress=None) -> "StructurePredictor":
+        """Train on a :class:`Corpus`, or on a list of data sets [(X, y), ...] and their trees.
+
+        ``progress(stage, done, total)`` is told of each stage (features, classifier, size
+        bonus); ``total`` is None where the work has no count to report."""
+        report = progress if progress is not None else (lambda stage, done, total: None)
         if self.context not in CONTEXTS:
             raise SuperposError(f"unknown context {self.context!r}; choose one of {', '.join(CONTEXTS)}")
         cbasis, datasets, trees, cdepth = _as_training_set(corpus, trees)
@@ -112,7 +116,10 @@ class StructurePredictor(BaseEstimator):
         rows = [edge_contexts(t, basis.arities) for t in trees]
         max_depth = int(self.max_depth or cdepth or max(int(r[:, 0].max()) for r in rows))
         features = clone(self.features) if self.features is not None else DatasetFeatures(n_jobs=self.n_jobs)
-        phi = features.fit_transform(datasets)
+        if isinstance(features, DatasetFeatures):
+            phi = features.fit(datasets).transform(datasets, progress=lambda d, n: report("features", d, n))
+        else:
+            phi = features.fit_transform(datasets)
         train = np.ones(len(trees), dtype=bool)
         if auto:
             rng = np.random.default_rng(self.random_state)
@@ -120,6 +127,7 @@ class StructurePredictor(BaseEstimator):
             train[rng.choice(len(trees), n_val, replace=False)] = False
         X, labels = self._edge_rows(phi[train], [r for r, keep in zip(rows, train) if keep], basis, max_depth)
         clf = clone(self.classifier) if self.classifier is not None else default_classifier(self.random_state)
+        report(f"classifier ({len(labels)} edges)", 0, None)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # max_iter is a time budget here
             clf.fit(X.astype(np.float32), labels)
@@ -132,16 +140,17 @@ class StructurePredictor(BaseEstimator):
         self.size_bonus_ = 0.0 if auto else float(self.size_bonus)
         if auto:
             val = np.flatnonzero(~train)
-            self.size_bonus_ = self._choose_size_bonus(phi[val], [trees[k] for k in val])
+            self.size_bonus_ = self._choose_size_bonus(phi[val], [trees[k] for k in val], report)
         return self
 
     _BONUS_GRID = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5)
 
-    def _choose_size_bonus(self, phi: np.ndarray, trees) -> float:
+    def _choose_size_bonus(self, phi: np.ndarray, trees, report) -> float:
         """The per-edge bonus with the highest exact match on held-out data (ties: smaller)."""
         L = self._log_theta_phi(phi)
         best, best_rate = 0.0, -1.0
-        for bonus in self._BONUS_GRID:
+        for step, bonus in enumerate(self._BONUS_GRID):
+            report("size bonus", step, len(self._BONUS_GRID))
             self.size_bonus_ = bonus
             rate = np.mean([np.array_equal(self.decode(L[b])[0][1], t) for b, t in enumerate(trees)])
             if rate > best_rate + 1e-12:

@@ -50,6 +50,22 @@ def test_generate_fit_evaluate_round_trip(model_file):
     assert "top-1" in r.output and "all" in r.output
 
 
+def test_generate_to_a_folder_shows_progress_and_fit_reads_it(tmp_path):
+    from superpos.corpus import Corpus
+
+    folder, model = tmp_path / "big", tmp_path / "m.npz"
+    r = runner.invoke(app, ["generate", str(folder), "--n", "120", "--max-depth", "3", "--shard-size", "40"])
+    assert r.exit_code == 0, r.output
+    assert "formulas" in r.output and "120/120" in r.output
+    assert len(Corpus.load(folder)) == 120 and (folder / "manifest.json").is_file()
+    r = runner.invoke(app, ["fit", str(folder), str(model), "--context", "parent+position+depth"])
+    assert r.exit_code == 0, r.output
+    for stage in ("features", "classifier", "size bonus"):
+        assert stage in r.output
+    r = runner.invoke(app, ["generate", str(folder), "--n", "10", "--quiet"])
+    assert r.exit_code != 0 and r.output.startswith("error: ") and "not an empty folder" in r.output
+
+
 def test_predict_text_json_latex(model_file, tmp_path):
     import json
 
@@ -189,6 +205,12 @@ def test_predict_batch_streams_rows_and_resumes(model_file, tmp_path):
     assert r.exit_code == 0, r.output
     lines = [json.loads(line) for line in js.read_text().splitlines()]
     assert [set(d) for d in lines] == [{"file", "formula", "r2", "seconds", "error"}] * 2
+    js2 = tmp_path / "rows2.jsonl"
+    r = runner.invoke(app, ["predict", str(folder / "d0.csv"), str(folder / "d1.csv"), "--model",
+                            str(model_file[1]), "--top-k", "10", "-o", str(js2), "--jobs", "2"])
+    assert r.exit_code == 0, r.output
+    parallel = [json.loads(line) for line in js2.read_text().splitlines()]
+    assert [(d["file"], d["formula"], d["r2"]) for d in parallel] == [(d["file"], d["formula"], d["r2"]) for d in lines]
 
 
 def test_predict_batch_resume_needs_output(model_file, tmp_path):

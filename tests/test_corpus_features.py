@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from superpos import Basis, SuperposError
-from superpos.corpus import Corpus, generate_corpus, sample_tree
-from superpos.features import DatasetFeatures
+from superpos.corpus import Corpus, corpus_length, generate_corpus, iter_corpus, sample_tree, write_corpus
+from superpos.features import DatasetFeatures, write_features
 from superpos.tree import canonicalize, evaluate, is_admissible, tree_depth
 
 
@@ -69,6 +69,36 @@ def test_corpus_load_refuses_foreign_file(tmp_path):
         Corpus.load(p)
     with pytest.raises(SuperposError):
         Corpus.load(tmp_path / "missing.npz")
+
+
+_FIELDS = ("tree_flat", "tree_offsets", "const_flat", "const_offsets", "X_flat", "y_flat", "point_offsets")
+
+
+def test_streamed_corpus_equals_the_in_memory_one(basis, tmp_path):
+    ref = generate_corpus(basis, 400, random_state=5, max_depth=4, n_points=30, chunk_size=50)
+    seen = []
+    folder = write_corpus(tmp_path / "c", basis, 400, random_state=5, max_depth=4, n_points=30, chunk_size=50,
+                          shard_size=100, progress=lambda d, n: seen.append((d, n)))
+    shards = list(iter_corpus(folder))
+    assert len(shards) >= 2 and sum(len(s) for s in shards) == 400 == corpus_length(folder)
+    assert seen[-1] == (400, 400) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    joined = Corpus.load(folder)
+    for f in _FIELDS:
+        np.testing.assert_array_equal(getattr(joined, f), getattr(ref, f))
+    feats = DatasetFeatures(max_variables=1)
+    phi = write_features(folder, tmp_path / "phi.npy", feats)
+    np.testing.assert_array_equal(phi, feats.transform(ref))
+
+
+def test_write_corpus_keeps_existing_files_and_needs_a_manifest(basis, tmp_path):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "mine.txt").write_text("keep")
+    with pytest.raises(SuperposError, match="not an empty folder"):
+        write_corpus(tmp_path / "old", basis, 10)
+    assert (tmp_path / "old" / "mine.txt").read_text() == "keep"
+    (tmp_path / "half").mkdir()
+    with pytest.raises(SuperposError, match="manifest"):
+        Corpus.load(tmp_path / "half")
 
 
 def test_multivariable_corpus(tmp_path):
