@@ -11,7 +11,7 @@ import numpy as np
 import sympy
 
 from .basis import Basis
-from .constants import Skeleton, fit_constants, nmse
+from .constants import fit_many
 from .tree import to_sympy
 
 __all__ = ["Candidate", "fit_candidates", "selection_order", "split_points", "unique_trees", "round_constants",
@@ -29,6 +29,14 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
     repl = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols if s.name in set(positive)}
     back = {v: k for k, v in repl.items()}
     e = expr.xreplace(repl) if repl else expr
+    hidden = None
+    trig = e.atoms(sympy.sin, sympy.cos)
+    if len(trig) == 1:
+        # trigsimp, most of simplify's time, has nothing to combine with a single trig call:
+        # hide it behind an opaque function while simplifying
+        kind = type(next(iter(trig)))
+        hidden = (sympy.Function(f"_{kind.__name__}_"), kind)
+        e = e.replace(kind, hidden[0])
     out = e
     usable = (seconds > 0 and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
               and signal.getitimer(signal.ITIMER_REAL)[0] == 0)  # never disturb a caller's own timer
@@ -49,6 +57,8 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
+    if hidden is not None:
+        out = out.replace(*hidden)
     return out.xreplace(back) if back else out
 
 
@@ -193,38 +203,25 @@ def fit_candidates(ranked, basis: Basis, X, y, fit_idx, val_idx, n_starts: int =
     """Fit every (rank, score, tree) on the points ``fit_idx``, score on ``val_idx``.
 
     With ``screen=(starts, iterations)`` every skeleton first gets that cheaper fit; the
-    ``refit_top`` best by validation error (and every skeleton whose fit failed to be
-    finite in the screen) are then fitted with ``n_starts`` / ``max_iter``, starting
-    also from the screen's constants. ``screen=None`` fits all at full effort."""
+    ``refit_top`` best by validation error are then fitted with ``n_starts`` / ``max_iter``,
+    starting also from the screen's constants. ``screen=None`` fits all at full effort. All fits of
+    a stage run in one compiled call (:func:`~superpos.constants.fit_many`)."""
     Xf, yf, Xv, yv = X[fit_idx], y[fit_idx], X[val_idx], y[val_idx]
-    same = np.array_equal(fit_idx, val_idx)
     names = tuple(basis.to_list())
-
-    def one(sk, starts, iters, init=None):
-        res = fit_constants(sk, Xf, yf, n_starts=starts, max_iter=iters, init=init, random_state=random_state)
-        if same:
-            nv = res.nmse
-        elif np.isfinite(res.nmse):
-            with np.errstate(all="ignore"):
-                nv = nmse(yv, np.array(sk.bind(Xv)(res.constants[None])[0]))
-        else:
-            nv = np.inf
-        return res, nv
-
-    sks = [Skeleton(tree, basis) for _, _, tree in ranked]
-    full = screen is None
-    starts, iters = (n_starts, max_iter) if full else screen
-    fits = [one(sk, starts, iters) for sk in sks]
-    if not full:
-        err = np.array([nv for _, nv in fits])
+    trees = [tree for _, _, tree in ranked]
+    starts, iters = (n_starts, max_iter) if screen is None else screen
+    fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=starts, max_iter=iters, random_state=random_state)
+    if screen is not None and fits:
+        n_c = np.array([c.size for c, _, _ in fits])
+        err = np.array([ev for _, _, ev in fits])
         order = np.argsort(err, kind="stable")
-        redo = [int(j) for j in order[:refit_top] if sks[j].n_constants and not sks[j].linear.all()]
-        for j in redo:
-            res, nv = one(sks[j], n_starts, max_iter, init=fits[j][0].constants)
-            if nv < fits[j][1] or not np.isfinite(fits[j][1]):
-                fits[j] = (res, nv)
-    return [Candidate(tree, names, score, r, res.constants, res.nmse, nv)
-            for (r, score, tree), (res, nv) in zip(ranked, fits)]
+        redo = [int(j) for j in order[:refit_top] if n_c[j]]
+        again = fit_many([trees[j] for j in redo], basis, Xf, yf, Xv, yv, n_starts=n_starts, max_iter=max_iter,
+                         random_state=random_state, init=[fits[j][0] for j in redo])
+        for j, new in zip(redo, again):
+            if new[2] < fits[j][2] or not np.isfinite(fits[j][2]):
+                fits[j] = new
+    return [Candidate(tree, names, score, r, c, ef, ev) for (r, score, tree), (c, ef, ev) in zip(ranked, fits)]
 
 
 def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:

@@ -174,10 +174,11 @@ def tree_kbest(S, arities, max_depth, K):
     maxa = max(1, arities.max())
     Gs = H if G > 1 else 1
     V = np.full((max_depth + 1, Gs, H, K), NEG_INF)
-    PC = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # child colour
-    PR = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # child rank
-    BP = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # rank in combination up to p-1
-    BQ = np.full((max_depth + 1, Gs, H, maxa, K), -1, np.int64)  # rank in position p's list
+    # back-pointers are read only below the count of derivations written: no initialisation
+    PC = np.empty((max_depth + 1, Gs, H, maxa, K), np.int64)  # child colour
+    PR = np.empty((max_depth + 1, Gs, H, maxa, K), np.int64)  # child rank
+    BP = np.empty((max_depth + 1, Gs, H, maxa, K), np.int64)  # rank in combination up to p-1
+    BQ = np.empty((max_depth + 1, Gs, H, maxa, K), np.int64)  # rank in position p's list
     NS = np.zeros((max_depth + 1, Gs, H, K), np.int64)
     pv = np.empty(K)
     comb = np.empty(K)
@@ -185,6 +186,10 @@ def tree_kbest(S, arities, max_depth, K):
     for d in range(max_depth, -1, -1):
         sd = min(d, Dd - 1)
         for gs in range(Gs):
+            # a node's grandparent is h0 up to depth 2 and an inner colour below: other
+            # (depth, grandparent) states are never read
+            if Gs > 1 and ((d <= 1 and gs != 0) or (d >= 2 and (gs == 0 or arities[gs] == 0))):
+                continue
             for i in range(H):
                 if d == 0:
                     if i != 0 or gs != 0:

@@ -1,0 +1,410 @@
+"""Constant fitting for many skeletons in one call: a prefix-code interpreter, variable
+projection and Levenberg-Marquardt, on plain arrays.
+
+A skeleton is a slice of ``ops`` / ``args`` / ``vals`` (prefix order, one entry per node):
+``ops`` is one of the OP_* codes below, ``args`` the input column (OP_VAR) or the
+constant slot (OP_CONST), ``vals`` the value of an OP_NUM leaf. The numpy twin is
+:func:`superpos.constants.fit_constants` (same algorithm, one skeleton at a time).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
+OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
+OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 8, 9, 10, 11, 12, 13, 14
+OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": OP_NEG, "sin": OP_SIN,
+            "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3}
+
+_DIV_EPS = 1e-12
+_MAX_ABS = 1e150
+
+
+@njit(cache=True)
+def eval_prefix(ops, args, vals, X, c, stack, out):
+    """Values of one prefix program on the rows of X into ``out`` (n,); ``stack`` is
+    scratch of shape (>= nodes, n). Domain errors give NaN, overflow inf (as the basis's
+    numpy implementations)."""
+    n = X.shape[0]
+    top = 0
+    for k in range(ops.size - 1, -1, -1):
+        op = ops[k]
+        if op == OP_VAR:
+            col = args[k]
+            for r in range(n):
+                stack[top, r] = X[r, col]
+            top += 1
+        elif op == OP_CONST:
+            v = c[args[k]]
+            for r in range(n):
+                stack[top, r] = v
+            top += 1
+        elif op == OP_NUM:
+            v = vals[k]
+            for r in range(n):
+                stack[top, r] = v
+            top += 1
+        elif op <= OP_DIV:  # binary: the first argument is on top
+            a, b = top - 1, top - 2
+            for r in range(n):
+                u, w = stack[a, r], stack[b, r]
+                if op == OP_ADD:
+                    z = u + w
+                elif op == OP_SUB:
+                    z = u - w
+                elif op == OP_MUL:
+                    z = u * w
+                elif abs(w) > _DIV_EPS:
+                    z = u / w
+                else:
+                    z = np.nan
+                stack[b, r] = z
+            top -= 1
+        else:
+            a = top - 1
+            for r in range(n):
+                u = stack[a, r]
+                if op == OP_NEG:
+                    z = -u
+                elif op == OP_SIN:
+                    z = np.sin(u)
+                elif op == OP_COS:
+                    z = np.cos(u)
+                elif op == OP_EXP:
+                    z = np.exp(u)
+                elif op == OP_LOG:
+                    z = np.log(abs(u)) if u != 0.0 else np.nan
+                elif op == OP_SQRT:
+                    z = np.sqrt(abs(u))
+                elif op == OP_POW2:
+                    z = u * u
+                else:
+                    z = u * u * u
+                stack[a, r] = z
+    for r in range(n):
+        out[r] = stack[0, r]
+
+
+@njit(cache=True)
+def _solve_small(M, g, x):
+    """x = M^-1 g by Gaussian elimination with partial pivoting (M, g are overwritten);
+    False when M is numerically singular."""
+    P = g.size
+    for col in range(P):
+        piv = col
+        for r in range(col + 1, P):
+            if abs(M[r, col]) > abs(M[piv, col]):
+                piv = r
+        if not abs(M[piv, col]) > 1e-300:
+            return False
+        if piv != col:
+            for q in range(P):
+                M[col, q], M[piv, q] = M[piv, q], M[col, q]
+            g[col], g[piv] = g[piv], g[col]
+        for r in range(col + 1, P):
+            f = M[r, col] / M[col, col]
+            for q in range(col, P):
+                M[r, q] -= f * M[col, q]
+            g[r] -= f * g[col]
+    for r in range(P - 1, -1, -1):
+        s = g[r]
+        for q in range(r + 1, P):
+            s -= M[r, q] * x[q]
+        x[r] = s / M[r, r]
+    return True
+
+
+@njit(cache=True)
+def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
+    """Variable projection: with the nonlinear constants ``b`` set, the linear ones solve
+    min ||y - f||^2 exactly (normal equations, a 1e-13 ridge). Writes the full constants
+    into ``c`` and the predictions into ``pred``; returns the normalised cost (inf when any
+    value is not finite)."""
+    n, L = X.shape[0], lin.size
+    for q in range(nl.size):
+        c[nl[q]] = b[q]
+    for q in range(L):
+        c[lin[q]] = 0.0
+    eval_prefix(ops, args, vals, X, c, stack, pred)
+    for r in range(n):
+        if not np.isfinite(pred[r]):
+            return np.inf
+    if L:
+        for q in range(L):
+            c[lin[q]] = 1.0
+            eval_prefix(ops, args, vals, X, c, stack, F[q])
+            c[lin[q]] = 0.0
+            for r in range(n):
+                F[q, r] -= pred[r]
+                if not np.isfinite(F[q, r]):
+                    return np.inf
+        M = np.empty((L, L))
+        g = np.empty(L)
+        a = np.empty(L)
+        dmax = 0.0
+        for p in range(L):
+            s = 0.0
+            for r in range(n):
+                s += F[p, r] * (y[r] - pred[r])
+            g[p] = s
+            for q in range(p, L):
+                s = 0.0
+                for r in range(n):
+                    s += F[p, r] * F[q, r]
+                M[p, q] = s
+                M[q, p] = s
+            dmax = max(dmax, M[p, p])
+        if L == 1:
+            a[0] = g[0] / M[0, 0] if M[0, 0] > 1e-300 else 0.0
+        else:
+            for p in range(L):
+                M[p, p] += 1e-13 * (dmax + 1e-300)
+            if not _solve_small(M, g, a):
+                return np.inf
+        for q in range(L):
+            if not np.isfinite(a[q]):
+                return np.inf
+            c[lin[q]] = a[q]
+            for r in range(n):
+                pred[r] += a[q] * F[q, r]
+    s = 0.0
+    for r in range(n):
+        d = y[r] - pred[r]
+        s += d * d
+    cost = s / n / scale
+    return cost if np.isfinite(cost) else np.inf
+
+
+@njit(cache=True)
+def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, F, work):
+    """Levenberg-Marquardt on the projected residual from the start ``b0``: the cost at the
+    end, the full constants in ``c_out``. ``work`` is scratch of shape (P + 2, n)."""
+    n, P = X.shape[0], nl.size
+    b = b0.copy()
+    c = np.zeros(c_out.size)
+    pred = work[0]
+    cost = _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred)
+    c_out[:] = c
+    if not np.isfinite(cost):
+        return cost
+    J = np.empty((P, n))
+    bn = np.empty(P)
+    step = np.empty(P)
+    M = np.empty((P, P))
+    g = np.empty(P)
+    ctmp = np.zeros(c_out.size)
+    pn = work[P + 1]
+    mu = 1e-3
+    for _ in range(max_iter):
+        for p in range(P):
+            h = 1e-6 * (1.0 + abs(b[p]))
+            bn[:] = b
+            bn[p] += h
+            _project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p])
+            for r in range(n):
+                d = (work[1 + p, r] - pred[r]) / h
+                J[p, r] = d if np.isfinite(d) else 0.0
+        dmax = 0.0
+        for p in range(P):
+            s = 0.0
+            for r in range(n):
+                s += J[p, r] * (y[r] - pred[r])
+            g[p] = s
+            for q in range(p, P):
+                s = 0.0
+                for r in range(n):
+                    s += J[p, r] * J[q, r]
+                M[p, q] = s
+                M[q, p] = s
+            dmax = max(dmax, M[p, p])
+        for p in range(P):
+            M[p, p] += mu * (M[p, p] + 1e-12 * (1.0 + dmax))
+        if P == 1:
+            step[0] = g[0] / M[0, 0]
+        elif not _solve_small(M, g, step):
+            step[:] = 0.0
+        small = True
+        for p in range(P):
+            if not np.isfinite(step[p]):
+                step[p] = 0.0
+            bn[p] = min(max(b[p] + step[p], -_MAX_ABS), _MAX_ABS)
+            if abs(step[p]) > 1e-10 * (1.0 + abs(b[p])):
+                small = False
+        cn = _project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, pn)
+        better = cn < cost
+        gain = 0.0
+        if better:
+            gain = (cost - cn) / max(cost, 1e-300)
+            b[:] = bn
+            pred[:] = pn
+            c_out[:] = ctmp
+            cost = cn
+            mu = max(mu / 3.0, 1e-12)
+        else:
+            mu *= 4.0
+        if (better and gain < tol) or mu > 1e8 or small or cost < 1e-26:
+            break
+    return cost
+
+
+@njit(cache=True)
+def _nmse(y, pred):
+    n = y.size
+    mean = 0.0
+    for r in range(n):
+        mean += y[r]
+    mean /= n
+    var, ms, s = 0.0, 0.0, 0.0
+    for r in range(n):
+        var += (y[r] - mean) ** 2
+        ms += y[r] * y[r]
+        if not np.isfinite(pred[r]):
+            return np.inf
+        s += (y[r] - pred[r]) ** 2
+    var /= n
+    if var <= 1e-300:
+        var = max(ms / n, 1.0)
+    out = s / n / var
+    return out if np.isfinite(out) else np.inf
+
+
+@njit(cache=True)
+def fit_skeletons(ops, args, vals, offsets, lin_flat, c_offsets, Xf, yf, Xv, yv, starts, n_starts, init,
+                  has_init, max_iter, tol):
+    """Fit the constants of every skeleton ``s`` (nodes ``offsets[s]:offsets[s+1]``, constants
+    ``c_offsets[s]:c_offsets[s+1]``, ``lin_flat`` marking the linear ones) on (Xf, yf) and
+    score them on (Xv, yv).
+
+    Each skeleton's nonlinear constants start from ``init`` (its slice, where ``has_init``)
+    and from the first ``n_starts`` rows of ``starts`` (one column per nonlinear constant);
+    the best start wins. Returns (constants (total,), normalised error on the fit points,
+    normalised error on the validation points), inf where a skeleton cannot be evaluated."""
+    S = offsets.size - 1
+    consts = np.zeros(c_offsets[-1])
+    err_fit = np.full(S, np.inf)
+    err_val = np.full(S, np.inf)
+    nf = Xf.shape[0]
+    var = 0.0
+    mean = yf.mean()
+    for r in range(nf):
+        var += (yf[r] - mean) ** 2
+    var /= nf
+    scale = var if var > 1e-300 else max((yf * yf).mean(), 1.0)
+    size_max = 1
+    for s in range(S):
+        size_max = max(size_max, offsets[s + 1] - offsets[s])
+    k_max = 1
+    for s in range(S):
+        k_max = max(k_max, c_offsets[s + 1] - c_offsets[s])
+    stack = np.empty((size_max, max(nf, Xv.shape[0])))
+    F = np.empty((k_max, nf))
+    work = np.empty((k_max + 2, nf))
+    predv = np.empty(Xv.shape[0])
+    for s in range(S):
+        o0, o1, c0, c1 = offsets[s], offsets[s + 1], c_offsets[s], c_offsets[s + 1]
+        ops_s, args_s, vals_s = ops[o0:o1], args[o0:o1], vals[o0:o1]
+        K = c1 - c0
+        lm = lin_flat[c0:c1]
+        lin = np.flatnonzero(lm)
+        nl = np.flatnonzero(~lm)
+        best_c = np.zeros(K)
+        best = np.inf
+        c = np.zeros(K)
+        if nl.size == 0:
+            best = _project(ops_s, args_s, vals_s, Xf, yf, best_c, lin, nl, np.zeros(0), scale, stack, F, work[0])
+        else:
+            n_try = n_starts + (1 if has_init[s] else 0)
+            for t in range(n_try):
+                if has_init[s]:
+                    b0 = init[c0:c1][nl].copy() if t == 0 else starts[t - 1, :nl.size].copy()
+                else:
+                    b0 = starts[t, :nl.size].copy()
+                ok = True
+                for q in range(b0.size):
+                    if not np.isfinite(b0[q]):
+                        ok = False
+                if not ok:
+                    continue
+                cost = _lm(ops_s, args_s, vals_s, Xf, yf, lin, nl, b0, scale, max_iter, tol, c, stack, F, work)
+                if cost < best:
+                    best = cost
+                    best_c[:] = c
+                if best < 1e-26:
+                    break
+        if not np.isfinite(best):
+            continue
+        consts[c0:c1] = best_c
+        err_fit[s] = best
+        eval_prefix(ops_s, args_s, vals_s, Xv, best_c, stack, predv)
+        err_val[s] = _nmse(yv, predv)
+    return consts, err_fit, err_val
+
+
+@njit(cache=True)
+def linear_mask(ops, offsets, c_offsets):
+    """For every constant of every skeleton: does it enter the formula linearly? The twin
+    of :meth:`superpos.constants.Skeleton._linear_constants`: a constant is linear when
+    every ancestor is add, sub, neg, a mul (its other factor then joins the 'siblings') or
+    the numerator of a div (the denominator joins them), and no sibling subtree holds a
+    constant already marked linear."""
+    lin = np.zeros(c_offsets[-1], dtype=np.bool_)
+    for s in range(offsets.size - 1):
+        o = ops[offsets[s]:offsets[s + 1]]
+        n = o.size
+        parent = np.full(n, -1)
+        end = np.empty(n, dtype=np.int64)  # subtree of k is k..end[k]-1 in prefix order
+        slot = np.full(n, -1)
+        stack = np.empty(n, dtype=np.int64)
+        need = np.empty(n, dtype=np.int64)
+        top = 0
+        nc = 0
+        for k in range(n):
+            if top:
+                parent[k] = stack[top - 1]
+            if o[k] == OP_CONST:
+                slot[k] = nc
+                nc += 1
+            a = 2 if OP_ADD <= o[k] <= OP_DIV else (1 if o[k] > OP_DIV else 0)
+            if a:
+                stack[top] = k
+                need[top] = a
+                top += 1
+            else:
+                end[k] = k + 1
+                while top:
+                    need[top - 1] -= 1
+                    if need[top - 1]:
+                        break
+                    end[stack[top - 1]] = k + 1
+                    top -= 1
+        c0 = c_offsets[s]
+        sib = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            if o[k] != OP_CONST:
+                continue
+            ok, u, ns = True, k, 0
+            while ok and parent[u] >= 0:
+                p = parent[u]
+                first = p + 1
+                second = end[first]
+                if o[p] == OP_ADD or o[p] == OP_SUB or o[p] == OP_NEG:
+                    pass
+                elif o[p] == OP_MUL:
+                    sib[ns] = second if u == first else first
+                    ns += 1
+                elif o[p] == OP_DIV and u == first:
+                    sib[ns] = second
+                    ns += 1
+                else:
+                    ok = False
+                u = p
+            if not ok:
+                continue
+            clash = False
+            for q in range(ns):
+                for v in range(sib[q], end[sib[q]]):
+                    if slot[v] >= 0 and lin[c0 + slot[v]]:
+                        clash = True
+            lin[c0 + slot[k]] = not clash
+    return lin
