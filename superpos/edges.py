@@ -201,15 +201,29 @@ class ExportedMLP:
 
     def predict_proba(self, X) -> np.ndarray:
         h = (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
-        for k, (w, b) in enumerate(zip(self.weights, self.biases)):
+        return self._from_first_layer(h @ self.weights[0] + self.biases[0])
+
+    def predict_proba_blocks(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """predict_proba of every row [A[a], B[b]] (a-major, shape (len(A) * len(B), classes))
+        without forming those rows: the first layer is linear, so it is computed once per
+        part and summed (for A = phi of a few data sets and B = the hundreds of edge
+        contexts, this skips most of the work)."""
+        n = A.shape[1]
+        w, mean, scale = self.weights[0], self.mean, self.scale
+        za = ((np.asarray(A, dtype=np.float64) - mean[:n]) / scale[:n]) @ w[:n]
+        zb = ((np.asarray(B, dtype=np.float64) - mean[n:]) / scale[n:]) @ w[n:] + self.biases[0]
+        return self._from_first_layer((za[:, None, :] + zb[None, :, :]).reshape(-1, w.shape[1]))
+
+    def _from_first_layer(self, h: np.ndarray) -> np.ndarray:
+        """The rest of the forward pass, from the first layer's pre-activations."""
+        for w, b in zip(self.weights[1:], self.biases[1:]):
+            if self.activation == "relu":
+                np.maximum(h, 0.0, out=h)
+            elif self.activation == "tanh":
+                np.tanh(h, out=h)
+            elif self.activation == "logistic":
+                h = 1.0 / (1.0 + np.exp(-h))
             h = h @ w + b
-            if k < len(self.weights) - 1:
-                if self.activation == "relu":
-                    np.maximum(h, 0.0, out=h)
-                elif self.activation == "tanh":
-                    np.tanh(h, out=h)
-                elif self.activation == "logistic":
-                    h = 1.0 / (1.0 + np.exp(-h))
         if h.shape[1] == 1:
             p = 1.0 / (1.0 + np.exp(-h[:, 0]))
             return np.column_stack([1 - p, p])

@@ -184,8 +184,10 @@ class StructurePredictor(BaseEstimator):
             self._grid_cache = (key, grid, context_block(grid, basis, mode))
         _, grid, block = self._grid_cache
         B, C = phi.shape[0], len(grid)
-        X = np.hstack([np.repeat(phi, C, axis=0), np.tile(block, (B, 1))])
-        proba = self.classifier_.predict_proba(X)
+        if hasattr(self.classifier_, "predict_proba_blocks"):
+            proba = self.classifier_.predict_proba_blocks(phi, block)
+        else:
+            proba = self.classifier_.predict_proba(np.hstack([np.repeat(phi, C, axis=0), np.tile(block, (B, 1))]))
         H = len(basis)
         full = np.full((B * C, H), self.floor)
         full[:, np.asarray(self.classifier_.classes_, dtype=np.int64)] = np.maximum(proba, self.floor)

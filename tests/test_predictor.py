@@ -130,3 +130,6 @@ def test_exported_mlp_matches_sklearn():
         np.testing.assert_allclose(e.predict_proba(X), clf.predict_proba(X), rtol=1e-9, atol=1e-12)
         back = ExportedMLP.from_arrays(e.to_arrays("p_"), "p_")
         np.testing.assert_allclose(back.predict_proba(X), clf.predict_proba(X), rtol=1e-9, atol=1e-12)
+        A, B = X[:4, :4], X[:7, 4:]
+        rows = np.hstack([np.repeat(A, len(B), axis=0), np.tile(B, (len(A), 1))])
+        np.testing.assert_allclose(e.predict_proba_blocks(A, B), clf.predict_proba(rows), rtol=1e-9, atol=1e-12)
