@@ -1,5 +1,8 @@
 """Corpus generation rate against n_jobs (formulas per second), and the speed-up.
 
+The worker pool is started and warmed before timing (a pool is started once per session
+and reused by joblib).
+
     python benchmarks/corpus_rate.py --n 4000
 """
 from __future__ import annotations
@@ -18,7 +21,8 @@ def main() -> None:
     ap.add_argument("--variables", type=int, default=1)
     args = ap.parse_args()
     basis = Basis.default(args.variables)
-    generate_corpus(basis, 50, random_state=0)  # warm imports and numba
+    for j in args.jobs:  # warm imports, numba and the worker pool (loky keeps it between calls)
+        generate_corpus(basis, 200 * j, random_state=0, n_jobs=j, chunk_size=100)
     print(f"{os.cpu_count()} cores; {args.n} formulas, {args.variables} variable(s)")
     print("| n_jobs | seconds | formulas / s | speed-up |")
     print("|---:|---:|---:|---:|")

@@ -9,6 +9,7 @@ formulas (same values on fixed probe points) are rejected.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -344,11 +345,12 @@ def _shard_files(folder: Path) -> list[str]:
 
 def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points, n_variables,
                     depth_decay, max_skeleton_share, n_jobs, chunk_size, progress, wave_chunks: int = 16):
-    """Accepted formulas as lists (trees, constants, data sets), a wave of chunks at a time.
+    """Accepted formulas as lists (trees, constants, data sets), ``wave_chunks`` chunks at a time.
 
     The chunks' seeds and the order they are read in are fixed by ``random_state``, so the
     formulas do not depend on ``n_jobs`` or on the wave size; only the fingerprints of
-    accepted formulas and the per-skeleton counts stay in memory between waves."""
+    accepted formulas and the per-skeleton counts stay in memory between waves. Workers
+    run ahead of the reader by a few chunks (joblib's pre-dispatch), so memory stays bounded."""
     if n_formulas < 1:
         raise SuperposError("n_formulas must be >= 1")
     nv = basis.n_variables if n_variables is None else n_variables
@@ -356,32 +358,36 @@ def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_si
     seen: set = set()
     per_skeleton: dict = {}
     cap = max(1, int(np.ceil(max_skeleton_share * n_formulas)))
-    total, rounds = 0, 0
+    total = 0
     names = basis.to_list()
-    with Parallel(n_jobs=n_jobs) as parallel:
-        while total < n_formulas:
-            rounds += 1
-            if rounds > 50:
-                raise SuperposError("could not generate enough distinct formulas: relax the limits or the basis")
-            need = n_formulas - total
-            seeds = ss.spawn(max(1, -(-int(need * 1.05) // chunk_size)))
-            for w in range(0, len(seeds), wave_chunks):
-                parts = parallel(delayed(_generate_chunk)(names, s, chunk_size, max_depth, max_size, n_points, nv,
-                                                          depth_decay, min_size) for s in seeds[w:w + wave_chunks])
-                wave: tuple[list, list, list] = ([], [], [])
-                for t_, c_, d_, p_ in parts:
-                    for t, c, d, p in zip(t_, c_, d_, p_):
-                        key = t.tobytes()
-                        if p in seen or total >= n_formulas or per_skeleton.get(key, 0) >= cap:
-                            continue
-                        seen.add(p)
-                        per_skeleton[key] = per_skeleton.get(key, 0) + 1
-                        wave[0].append(t)
-                        wave[1].append(c)
-                        wave[2].append(d)
-                        total += 1
-                if progress is not None:
-                    progress(total, n_formulas)
-                yield wave
-                if total >= n_formulas:
-                    return
+    wave: tuple[list, list, list] = ([], [], [])
+    # one seed per chunk, spawned in order: the same seeds whatever n_jobs; the budget of
+    # chunks only stops a basis and limits that cannot give n_formulas distinct formulas
+    budget = 50 * -(-int(n_formulas * 1.05) // chunk_size) + 50
+    seeds = (ss.spawn(1)[0] for _ in range(budget))
+    # chunks come back in seed order while the workers go on with the next ones
+    chunks = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_generate_chunk)(names, s, chunk_size, max_depth, max_size, n_points, nv, depth_decay, min_size)
+        for s in seeds)
+    for done, (t_, c_, d_, p_) in enumerate(chunks, start=1):
+        for t, c, d, p in zip(t_, c_, d_, p_):
+            key = t.tobytes()
+            if p in seen or total >= n_formulas or per_skeleton.get(key, 0) >= cap:
+                continue
+            seen.add(p)
+            per_skeleton[key] = per_skeleton.get(key, 0) + 1
+            wave[0].append(t)
+            wave[1].append(c)
+            wave[2].append(d)
+            total += 1
+        if total >= n_formulas or done % wave_chunks == 0:
+            if progress is not None:
+                progress(total, n_formulas)
+            yield wave
+            wave = ([], [], [])
+        if total >= n_formulas:
+            with warnings.catch_warnings():  # joblib warns that it cancels them
+                warnings.simplefilter("ignore", UserWarning)
+                chunks.close()  # the chunks still running cannot be accepted: stop them
+            return
+    raise SuperposError("could not generate enough distinct formulas: relax the limits or the basis")
