@@ -37,8 +37,8 @@ def one_core() -> None:
         os.environ.setdefault(var, "1")
 
 
-def solve(model, X, y, k, seed, simplify_seconds):
-    reg = SuperposRegressor(predictor=model, top_k=k, random_state=seed, simplify_seconds=simplify_seconds)
+def solve(model, X, y, k, seed, opts):
+    reg = SuperposRegressor(predictor=model, top_k=k, random_state=seed, **opts)
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -46,7 +46,7 @@ def solve(model, X, y, k, seed, simplify_seconds):
     return reg, time.perf_counter() - t
 
 
-def run_problems(problems, models, ks, seed, simplify_seconds, verbose=True):
+def run_problems(problems, models, ks, seed, opts, verbose=True):
     """rows[k] = list of dicts per problem."""
     rows = {k: [] for k in ks}
     for p in problems:
@@ -57,7 +57,7 @@ def run_problems(problems, models, ks, seed, simplify_seconds, verbose=True):
             if model is None:
                 rows[k].append({"name": p.name, "skip": f"no {p.n_variables}-variable model"})
                 continue
-            reg, sec = solve(model, X, y, k, seed, simplify_seconds)
+            reg, sec = solve(model, X, y, k, seed, opts)
             with np.errstate(all="ignore"):
                 score = r2(yt, reg.predict(Xt))
             exact = is_exact_recovery(reg.expr_, p.expr(), p.positive_variables)
@@ -103,7 +103,7 @@ def print_problem_table(rows, k):
               f"median {s['median_sec']:.3f}, mean {s['mean_sec']:.3f}, max {s['max_sec']:.3f}")
 
 
-def run_corpus(corpus, model, ks, n, seed, simplify_seconds):
+def run_corpus(corpus, model, ks, n, seed, opts):
     """Held-out generated formulas: exact recovery and R^2 on 1,000 fresh points drawn in
     each data set's own range."""
     rng = np.random.default_rng(seed)
@@ -122,7 +122,7 @@ def run_corpus(corpus, model, ks, n, seed, simplify_seconds):
         true = to_sympy(tree, basis, consts)
         positive = [f"x{j + 1}" for j in range(X.shape[1]) if lo[j] >= 0]
         for k in ks:
-            reg, sec = solve(model, X, y, k, seed, simplify_seconds)
+            reg, sec = solve(model, X, y, k, seed, opts)
             with np.errstate(all="ignore"):
                 score = r2(yt, reg.predict(Xt)) if yt.size > 10 else -np.inf
             exact = is_exact_recovery(reg.expr_, true, positive, seconds=1.0)
@@ -143,10 +143,12 @@ def main() -> None:
     ap.add_argument("--top-k", type=int, nargs="+", default=[200])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--simplify-seconds", type=float, default=1.0)
+    ap.add_argument("--search-rounds", type=int, default=0, help="SuperposRegressor(search_rounds=...)")
     ap.add_argument("--corpus", type=Path, default=None, help="held-out generated corpus (.npz)")
     ap.add_argument("--n-corpus", type=int, default=200)
     ap.add_argument("--threads", action="store_true", help="do not pin BLAS/numba to one core")
     args = ap.parse_args()
+    opts = dict(simplify_seconds=args.simplify_seconds, search_rounds=args.search_rounds)
     if not args.threads:
         one_core()
 
@@ -161,14 +163,14 @@ def main() -> None:
     for m, model in models.items():  # warm-up: numba compilation and first-call costs
         Xw = np.linspace(0.1, 1.0, 20)[:, None] * np.ones((1, m))
         for k in args.top_k:
-            solve(model, Xw, np.sin(Xw).sum(axis=1), k, 0, args.simplify_seconds)
+            solve(model, Xw, np.sin(Xw).sum(axis=1), k, 0, opts)
     warm_s = time.perf_counter() - t
     print(f"# Recovery benchmark: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"BLAS/numba threads {'free' if args.threads else 1}")
     print(f"models: {args.model}" + (f", {args.model2}" if args.model2 else "") +
           f"; loading {load_s:.2f} s, warm-up fit {warm_s:.2f} s (both excluded from the per-problem seconds)\n")
 
-    rows = run_problems(problems, models, args.top_k, args.seed, args.simplify_seconds)
+    rows = run_problems(problems, models, args.top_k, args.seed, opts)
     for k in args.top_k:
         print_problem_table(rows[k], k)
     if len(args.top_k) > 1:
@@ -185,7 +187,7 @@ def main() -> None:
         model = models.get(corpus.basis.n_variables, models[1])
         print(f"\n### Held-out generated formulas: first {args.n_corpus} of {args.corpus.name} "
               f"({corpus.basis.n_variables} variable(s))\n")
-        out = run_corpus(corpus, model, args.top_k, args.n_corpus, args.seed, args.simplify_seconds)
+        out = run_corpus(corpus, model, args.top_k, args.n_corpus, args.seed, opts)
         print("\n| top_k | exact | R^2 > 0.99 | R^2 > 0.999 | median R^2 | median s | mean s |")
         print("|---|---|---|---|---|---|---|")
         for k in args.top_k:

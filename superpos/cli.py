@@ -158,6 +158,7 @@ def evaluate(
     target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
     k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k best; benchmark: --top-k"),
+    search: int = typer.Option(2, "--search", help="benchmark: rounds of local search (as in predict)"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features; benchmark: problems)"),
@@ -195,7 +196,7 @@ def evaluate(
             with _progress(quiet) as update:
                 update("problems", 0, len(probs))
                 for row in Parallel(n_jobs=jobs, return_as="generator")(
-                        delayed(_solve_problem)(m, pr, k, seed) for pr in probs):
+                        delayed(_solve_problem)(m, pr, dict(top_k=k, search_rounds=search), seed) for pr in probs):
                     rows.append(row)
                     update("problems", len(rows), len(probs))
     except SuperposError as exc:
@@ -216,7 +217,7 @@ def evaluate(
                f"median s {sorted(r[3] for r in rows)[n // 2]:.3f}")
 
 
-def _solve_problem(predictor, problem, top_k: int, seed: int):
+def _solve_problem(predictor, problem, opts: dict, seed: int):
     """(name, exact, R^2 on fresh points, seconds, formula) for one benchmark problem."""
     import numpy as np
 
@@ -227,7 +228,7 @@ def _solve_problem(predictor, problem, top_k: int, seed: int):
     X, y = problem.sample(random_state=seed)
     t = time.perf_counter()
     try:
-        reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
+        reg = SuperposRegressor(predictor=predictor, random_state=seed, **opts).fit(X, y)
     except SuperposError as exc:
         return problem.name, False, float("nan"), time.perf_counter() - t, f"(failed: {exc})"
     secs = time.perf_counter() - t
@@ -254,6 +255,8 @@ def predict(
     target: Optional[str] = typer.Option(None, help="target column (default: the last)"),
     fmt: str = typer.Option("text", "--format", help="text, latex or json"),
     top_k: int = typer.Option(200, "--top-k", help="skeletons the data chooses between"),
+    search: int = typer.Option(2, "--search", help="rounds of local search around the best candidates "
+                                                  "(0: the decoder's candidates only, fastest)"),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
     seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
@@ -269,7 +272,8 @@ def predict(
     """
     files = _expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
-        _predict_batch(files, model, target, top_k, output, seed, resume, jobs, quiet)
+        _predict_batch(files, model, target, dict(top_k=top_k, search_rounds=search), output, seed, resume, jobs,
+                       quiet)
         return
     import sympy
 
@@ -284,7 +288,8 @@ def predict(
         _check_folder(plot)
         X, y, names = read_dataset(files[0], target)
         t = time.perf_counter()
-        reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, random_state=seed).fit(X, y)
+        reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, search_rounds=search,
+                                random_state=seed).fit(X, y)
         seconds = time.perf_counter() - t
         expr = _rename(reg.expr_, names)
         r2 = float(reg.score(X, y))
@@ -343,7 +348,7 @@ def _done_files(output: Path, jsonl: bool) -> set:
         return {r["file"] for r in csv.DictReader(fh) if r.get("formula")}
 
 
-def _solve_file(predictor, f: str, target, top_k: int, seed: int) -> dict:
+def _solve_file(predictor, f: str, target, opts: dict, seed: int) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
     from .io import read_dataset
     from .regressor import SuperposRegressor
@@ -352,7 +357,7 @@ def _solve_file(predictor, f: str, target, top_k: int, seed: int) -> dict:
     t = time.perf_counter()
     try:
         X, y, names = read_dataset(f, target)
-        reg = SuperposRegressor(predictor=predictor, top_k=top_k, random_state=seed).fit(X, y)
+        reg = SuperposRegressor(predictor=predictor, random_state=seed, **opts).fit(X, y)
         row.update(formula=str(_rename(reg.expr_, names)), r2=float(reg.score(X, y)))
     except SuperposError as exc:
         row["error"] = str(exc)
@@ -360,7 +365,7 @@ def _solve_file(predictor, f: str, target, top_k: int, seed: int) -> dict:
     return row
 
 
-def _predict_batch(files, model, target, top_k, output, seed, resume, jobs, quiet) -> None:
+def _predict_batch(files, model, target, opts, output, seed, resume, jobs, quiet) -> None:
     """One row per data set, streamed in input order: an interrupted run keeps the rows it finished."""
     import csv
     import json
@@ -389,7 +394,7 @@ def _predict_batch(files, model, target, top_k, output, seed, resume, jobs, quie
         writer.writeheader()
     todo = [f for f in files if f not in done]
     rows = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(_solve_file)(predictor, f, target, top_k, seed) for f in todo)
+        delayed(_solve_file)(predictor, f, target, opts, seed) for f in todo)
     failed = 0
     with _progress(quiet or output is None) as update:
         update("data sets", 0, len(todo))

@@ -19,8 +19,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import Basis
 from .constants import Skeleton, fit_constants, nmse, refine_constants, snap_constants
+from .search import depths_and_scores, neighbours
 from .selection import (fit_candidates, round_constants, selection_order, simplify_capped, split_points,
-                        unique_trees)
+                        structural_key, unique_trees)
 from .exceptions import SuperposError
 from .features import check_dataset
 
@@ -72,13 +73,17 @@ def decode_candidates(predictor, X, y, k: int, size_bonus: float | None = None):
     Input variables the data does not have (x_j, j > X.shape[1]) get probability 0 before
     decoding, so no rank is spent on trees that cannot be evaluated. ``size_bonus`` (per
     edge) overrides the predictor's own."""
-    basis = predictor.basis_
+    return predictor.decode(_log_theta_for(predictor, X, y), k, size_bonus=size_bonus)
+
+
+def _log_theta_for(predictor, X, y) -> np.ndarray:
+    """log theta for (X, y), with the variables the data does not have at -inf."""
     L = predictor.log_theta([(X, y)])[0]
-    absent = [j for j, f in enumerate(basis.functions) if f.kind == "variable" and f.index >= X.shape[1]]
+    absent = [j for j, f in enumerate(predictor.basis_.functions) if f.kind == "variable" and f.index >= X.shape[1]]
     if absent:
         L = L.copy()
         L[..., absent] = -np.inf
-    return predictor.decode(L, k, size_bonus=size_bonus)
+    return L
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -95,6 +100,10 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         little: 0.3 and 0.6 tie with 0 on held-out generated formulas (R^2 > 0.99 on 0.89-0.905
         of them at k = 200) and 0.6 fits 9 of 11 Nguyen problems to R^2 > 0.99 at k = 200
         against 6 with 0 (README).
+    search_rounds : rounds of local search after the decoder's candidates are fitted (0: none):
+        each round fits every tree one edit away from the ``search_seeds`` best-fitting
+        candidates (:mod:`superpos.search`), which finds formulas the model ranks too low;
+        about 0.1-0.2 s per round.
     validation_fraction : share of the points held out to choose between skeletons
         (data sets of fewer than 8 points are fitted and scored on all points).
     n_starts, max_iter : starts and iterations of the constant fit per skeleton.
@@ -118,11 +127,14 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
+                 search_rounds: int = 0, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, max_iter: int = 40,
                  simplify_seconds: float = 1.0, tie_rtol=0.05, random_state=None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
+        self.search_rounds = search_rounds
+        self.search_seeds = search_seeds
         self.validation_fraction = validation_fraction
         self.n_starts = n_starts
         self.max_iter = max_iter
@@ -144,6 +156,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
             raise SuperposError(f"top_k must be an integer >= 1, got {self.top_k!r}")
         if not 0.0 <= float(self.validation_fraction) < 1.0:
             raise SuperposError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
+        if int(self.search_rounds) < 0 or int(self.search_seeds) < 1:
+            raise SuperposError("search_rounds must be >= 0 and search_seeds >= 1")
         if int(self.n_starts) < 1 or int(self.max_iter) < 0:
             raise SuperposError("n_starts must be >= 1 and max_iter >= 0")
         self._tie_rtol(1)
@@ -163,16 +177,19 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         seed = int(rng.integers(2**31))
         t0 = time.perf_counter()
-        ranked = decode_candidates(pred, X, y, int(self.top_k), size_bonus=self.candidate_bonus)
-        ranked = unique_trees(ranked, basis, X.shape[1])
+        L = _log_theta_for(pred, X, y)
+        ranked = unique_trees(pred.decode(L, int(self.top_k), size_bonus=self.candidate_bonus), basis, X.shape[1])
         t1 = time.perf_counter()
         if not ranked:
             raise SuperposError("the model proposed no formula over this data's variables")
         fit_idx, val_idx = split_points(X.shape[0], float(self.validation_fraction), rng)
         cands = fit_candidates(ranked, basis, X, y, fit_idx, val_idx, n_starts=int(self.n_starts),
                                max_iter=int(self.max_iter), random_state=seed)
-        order = selection_order(cands, rtol=self._tie_rtol(len(val_idx)))
-        cands = [cands[k] for k in order]
+        rtol = self._tie_rtol(len(val_idx))
+        cands = [cands[k] for k in selection_order(cands, rtol=rtol)]
+        if int(self.search_rounds):
+            bonus = pred.size_bonus_ if self.candidate_bonus is None else float(self.candidate_bonus)
+            cands = self._search(cands, L + bonus, basis, X, y, fit_idx, val_idx, seed, rtol)
         t2 = time.perf_counter()
         win = cands[0]
         sk = Skeleton(win.tree, basis)
@@ -197,6 +214,34 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.candidates_ = cands
         self.timings_ = {"decode": t1 - t0, "fit_candidates": t2 - t1, "refit": t3 - t2, "simplify": t4 - t3}
         return self
+
+    def _search(self, cands, S, basis, X, y, fit_idx, val_idx, seed, rtol):
+        """Local search rounds (see ``search_rounds``); candidates come back best first.
+        New trees may be one level deeper than the deepest candidate."""
+        seen_raw: set = set()
+        seen = {structural_key(c.tree, basis) for c in cands}
+        max_depth = int(depths_and_scores(S, [c.tree for c in cands], basis.arities)[0].max()) + 1
+        for _ in range(int(self.search_rounds)):
+            new = []
+            for c in cands[:int(self.search_seeds)]:
+                for t in neighbours(c.tree, basis, X.shape[1]):
+                    raw = t.tobytes()
+                    if raw in seen_raw:
+                        continue
+                    seen_raw.add(raw)
+                    key = structural_key(t, basis)
+                    if key not in seen:
+                        seen.add(key)
+                        new.append(t)
+            depth, score = depths_and_scores(S, new, basis.arities)
+            keep = np.flatnonzero(depth <= max_depth)
+            if not keep.size:
+                break
+            ranked = [(len(cands) + r, float(score[j]), new[j]) for r, j in enumerate(keep)]
+            cands = cands + fit_candidates(ranked, basis, X, y, fit_idx, val_idx, n_starts=int(self.n_starts),
+                                           max_iter=int(self.max_iter), random_state=seed)
+            cands = [cands[k] for k in selection_order(cands, rtol=rtol)]
+        return cands
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, n_features_in_); NaN where it is undefined."""

@@ -6,6 +6,6 @@ Reference twins in plain Python live in ``superpos/_reference.py``.
 """
 from .ensemble import gbt_raw_scores
 from .ssvm import chain_viterbi, chain_viterbi_batch, simplex_qp, bcfw_table_pass
-from .tree import NEG_INF, tree_dp, tree_dp_batch, _merge_children, _combine, tree_kbest, seed_decode, tree_scores
+from .tree import NEG_INF, edge_rows_batch, tree_dp, tree_dp_batch, _merge_children, _combine, tree_kbest, seed_decode, tree_scores
 
-__all__ = ['NEG_INF', 'tree_dp', 'tree_dp_batch', '_merge_children', '_combine', 'tree_kbest', 'seed_decode', 'tree_scores', 'gbt_raw_scores', 'chain_viterbi', 'chain_viterbi_batch', 'simplex_qp', 'bcfw_table_pass']
+__all__ = ['NEG_INF', 'edge_rows_batch', 'tree_dp', 'tree_dp_batch', '_merge_children', '_combine', 'tree_kbest', 'seed_decode', 'tree_scores', 'gbt_raw_scores', 'chain_viterbi', 'chain_viterbi_batch', 'simplex_qp', 'bcfw_table_pass']

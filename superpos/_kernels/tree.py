@@ -358,3 +358,40 @@ def tree_scores(S, arities, contexts):
         p = min(contexts[r, 3], A - 1)
         total += S[d, g, contexts[r, 2], p, contexts[r, 4]]
     return total
+
+
+@njit(cache=True)
+def edge_rows_batch(flat, offsets, arities):
+    """Rows (depth, grandparent, parent, position, child) of every edge of every tree
+    (trees ``flat[offsets[t]:offsets[t + 1]]``, admissible), one row per node in prefix
+    order; the twin of :func:`superpos.tree.edge_contexts` for many trees at once."""
+    rows = np.empty((flat.size, 5), np.int64)
+    cap = 1
+    for t in range(offsets.size - 1):
+        cap = max(cap, offsets[t + 1] - offsets[t] + 1)
+    colour = np.empty(cap, np.int64)
+    parent = np.empty(cap, np.int64)
+    depth = np.empty(cap, np.int64)
+    nextp = np.empty(cap, np.int64)
+    for t in range(offsets.size - 1):
+        top = 0
+        colour[0] = 0
+        parent[0] = 0
+        depth[0] = 0
+        nextp[0] = 0
+        for k in range(offsets[t], offsets[t + 1]):
+            while nextp[top] >= arities[colour[top]]:
+                top -= 1
+            c = flat[k]
+            rows[k, 0] = depth[top] + 1
+            rows[k, 1] = parent[top]
+            rows[k, 2] = colour[top]
+            rows[k, 3] = nextp[top]
+            rows[k, 4] = c
+            nextp[top] += 1
+            top += 1
+            colour[top] = c
+            parent[top] = colour[top - 1]
+            depth[top] = depth[top - 1] + 1
+            nextp[top] = 0
+    return rows
