@@ -61,18 +61,32 @@ def decode_best(S, arities, max_depth: int) -> tuple[float, np.ndarray]:
     return float(value), tree
 
 
-def decode_kbest(S, arities, max_depth: int, k: int) -> list[tuple[float, np.ndarray]]:
+def decode_kbest(S, arities, max_depth: int, k: int, max_size: int | None = None,
+                 max_list: int = 20_000) -> list[tuple[float, np.ndarray]]:
     """The k highest-scoring admissible trees, best first, each once: [(score, tree)].
 
+    ``max_size``: only trees of at most that many nodes (h0 not counted). The bounded k
+    best are the first k of the unbounded ranking that fit, so the list is widened
+    (doubling, up to ``max_list`` trees) until k of them fit: exact below that cap.
     Fewer than k come back when fewer trees exist."""
     S = as_score_tensor(S)
     arities = _check_arities(arities, S.shape[2])
     if max_depth < 1 or k < 1:
         raise SuperposError("max_depth and k must be >= 1")
-    values, flat, offsets = _kernels.tree_kbest(S, arities, int(max_depth), int(k))
-    if values.size == 0:
-        raise SuperposError(f"no admissible tree of depth <= {max_depth} has a finite score")
-    return [(float(values[r]), flat[offsets[r]:offsets[r + 1]].copy()) for r in range(values.size)]
+    if max_size is not None and max_size < 1:
+        raise SuperposError("max_size must be >= 1")
+    width = int(k)
+    while True:
+        values, flat, offsets = _kernels.tree_kbest(S, arities, int(max_depth), width)
+        if values.size == 0:
+            raise SuperposError(f"no admissible tree of depth <= {max_depth} has a finite score")
+        keep = np.arange(values.size)
+        if max_size is not None:
+            keep = keep[np.diff(offsets) <= max_size]
+        if keep.size >= k or values.size < width or width >= max_list:
+            break
+        width = min(2 * width, int(max_list))
+    return [(float(values[r]), flat[offsets[r]:offsets[r + 1]].copy()) for r in keep[:k]]
 
 
 def decode_seed(L, arities, max_nodes: int = 10_000) -> tuple[float, np.ndarray]:

@@ -201,6 +201,19 @@ def test_decode_kbest_matches_brute_force(pb, k):
 
 
 @SETTINGS
+@given(problems(), st.integers(1, 6), st.integers(1, 5))
+def test_decode_kbest_size_bound_matches_brute_force(pb, k, max_size):
+    ranking = [(s, t) for s, t in brute_force(pb) if s > -math.inf and len(t) <= max_size]
+    try:
+        res = D.decode_kbest(pb.S, pb.arities, pb.max_depth, k, max_size=max_size)
+    except SuperposError:
+        assume(False)  # no tree has a finite score at all
+    assert all(t.size <= max_size for _, t in res)
+    assert len(res) == min(k, len(ranking))
+    assert all(close(a, b) for a, b in zip([v for v, _ in res], [s for s, _ in ranking]))
+
+
+@SETTINGS
 @given(problems(contexts=("depth_pos", "grandparent")))
 def test_decode_kbest_all_trees(pb):
     """With k >= the number of trees the k-best list is the whole ranking."""
