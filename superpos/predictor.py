@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
@@ -10,7 +11,6 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 
 from .basis import Basis
-from .corpus import Corpus
 from .decode import decode_best, decode_kbest, decode_seed, score_tree
 from .edges import (CONTEXTS, classifier_from_arrays, classifier_to_arrays, context_block, context_grid,
                     export_classifier, tensor_shape, training_contexts)
@@ -18,6 +18,9 @@ from .exceptions import SuperposError
 from .features import DatasetFeatures, check_dataset
 from .persist import atomic_write_npz, read_npz
 from .tree import edge_contexts, to_sympy
+
+if TYPE_CHECKING:
+    from .corpus import Corpus
 
 __all__ = ["StructurePredictor", "default_classifier"]
 
@@ -38,6 +41,8 @@ def default_classifier(random_state=None):
 
 
 def _as_training_set(corpus, trees):
+    from .corpus import Corpus
+
     if isinstance(corpus, Corpus):
         if trees is not None:
             raise SuperposError("pass either a Corpus or (datasets, trees), not both")

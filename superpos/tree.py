@@ -9,13 +9,16 @@ the first node. ``add(x1, sin(x1))`` over the default basis is
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import sympy
 
 from .basis import Basis
 from .exceptions import NotRepresentable, SuperposError
+
+if TYPE_CHECKING:
+    import networkx
 
 __all__ = [
     "is_admissible", "tree_depth", "tree_size", "edge_contexts", "evaluate", "to_sympy",
@@ -380,11 +383,13 @@ def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
     raise NotRepresentable("the formula has no stable canonical tree")
 
 
-def to_networkx(tree, basis: Basis, edge_probabilities=None) -> nx.DiGraph:
+def to_networkx(tree, basis: Basis, edge_probabilities=None) -> networkx.DiGraph:
     """Directed graph with node 0 = h0 and node k + 1 = tree[k]; node attributes
     ``colour`` (id) and ``name``, edge attribute ``position`` (argument index) and,
     when given, ``probability`` (one value per node, the probability of its incoming edge)."""
     t = _check(tree, basis.arities)
+    import networkx as nx  # only here: keeps it out of the start-up of every command
+
     g = nx.DiGraph()
     g.add_node(0, colour=0, name=basis.names[0])
     for k, c in enumerate(t):
