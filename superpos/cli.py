@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+import numpy as np
 import typer
 
 from .exceptions import SuperposError
@@ -169,7 +170,7 @@ def evaluate(
 
     Example: superpos evaluate test.npz --model model.npz        or: superpos evaluate nguyen --k 200
     """
-    from .regressor import load_predictor
+    from .formula import load_predictor
 
     try:
         if jobs < 1:
@@ -219,24 +220,22 @@ def evaluate(
 
 def _solve_problem(predictor, problem, opts: dict, seed: int):
     """(name, exact, R^2 on fresh points, seconds, formula) for one benchmark problem."""
-    import numpy as np
-
     from .constants import r2
     from .problems import is_exact_recovery
-    from .regressor import SuperposRegressor
+    from .formula import find_formula
 
     X, y = problem.sample(random_state=seed)
     t = time.perf_counter()
     try:
-        reg = SuperposRegressor(predictor=predictor, random_state=seed, **opts).fit(X, y)
+        f = find_formula(X, y, predictor, random_state=seed, **opts)
     except SuperposError as exc:
         return problem.name, False, float("nan"), time.perf_counter() - t, f"(failed: {exc})"
     secs = time.perf_counter() - t
     Xf, yf = problem.sample(random_state=seed + 1, fresh=True)
     with np.errstate(all="ignore"):
-        score = r2(yf, reg.predict(Xf))
-    exact = is_exact_recovery(reg.expr_, problem.formula, positive=problem.positive_variables)
-    return problem.name, bool(exact), float(score), secs, str(reg.expr_)
+        score = r2(yf, f.predict(Xf))
+    exact = is_exact_recovery(f.expr, problem.formula, positive=problem.positive_variables)
+    return problem.name, bool(exact), float(score), secs, str(f.expr)
 
 
 def _rename(expr, names):
@@ -279,7 +278,8 @@ def predict(
 
     from .io import read_dataset
     from .persist import atomic_write_text
-    from .regressor import SuperposRegressor
+    from .constants import r2 as r2_score
+    from .formula import find_formula
 
     try:
         if fmt not in ("text", "latex", "json"):
@@ -288,16 +288,17 @@ def predict(
         _check_folder(plot)
         X, y, names = read_dataset(files[0], target)
         t = time.perf_counter()
-        reg = SuperposRegressor(predictor=str(model) if model else None, top_k=top_k, search_rounds=search,
-                                random_state=seed).fit(X, y)
+        predictor = str(model) if model else None
+        f = find_formula(X, y, predictor, top_k=top_k, search_rounds=search, random_state=seed)
         seconds = time.perf_counter() - t
-        expr = _rename(reg.expr_, names)
-        r2 = float(reg.score(X, y))
+        expr = _rename(f.expr, names)
+        with np.errstate(all="ignore"):
+            r2 = r2_score(y, f.predict(X))
         if fmt == "json":
             import json
 
             cands = [{"formula": str(_rename(c.formula, names)), "r2": float(c.r2_validation),
-                      "loglik": float(c.log_likelihood)} for c in reg.candidates_[:20]]
+                      "loglik": float(c.log_likelihood)} for c in f.candidates[:20]]
             text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": r2, "seconds": seconds,
                                "candidates": cands}, indent=2) + "\n"
         elif fmt == "latex":
@@ -307,7 +308,7 @@ def predict(
         if plot is not None:
             from .plot import plot_prediction
 
-            plot_prediction(plot, X, y, reg, names, f"{expr}   R^2 = {r2:.4f}")
+            plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
         if output is None:
             typer.echo(text, nl=False)
         else:
@@ -351,14 +352,16 @@ def _done_files(output: Path, jsonl: bool) -> set:
 def _solve_file(predictor, f: str, target, opts: dict, seed: int) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
     from .io import read_dataset
-    from .regressor import SuperposRegressor
+    from .constants import r2
+    from .formula import find_formula
 
     row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
     t = time.perf_counter()
     try:
         X, y, names = read_dataset(f, target)
-        reg = SuperposRegressor(predictor=predictor, random_state=seed, **opts).fit(X, y)
-        row.update(formula=str(_rename(reg.expr_, names)), r2=float(reg.score(X, y)))
+        f = find_formula(X, y, predictor, random_state=seed, **opts)
+        with np.errstate(all="ignore"):
+            row.update(formula=str(_rename(f.expr, names)), r2=float(r2(y, f.predict(X))))
     except SuperposError as exc:
         row["error"] = str(exc)
     row["seconds"] = round(time.perf_counter() - t, 4)
@@ -372,7 +375,7 @@ def _predict_batch(files, model, target, opts, output, seed, resume, jobs, quiet
 
     from joblib import Parallel, delayed
 
-    from .regressor import load_predictor
+    from .formula import load_predictor
 
     fields = ["file", "formula", "r2", "seconds", "error"]
     try:

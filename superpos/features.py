@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, TransformerMixin
 
+from ._params import ParamsMixin
 from .exceptions import SuperposError
 
 __all__ = ["DatasetFeatures", "check_dataset", "write_features"]
@@ -93,8 +93,8 @@ def _sign_changes(v, tol=1e-9):
     return float(np.sum(s[1:] != s[:-1]))
 
 
-class DatasetFeatures(TransformerMixin, BaseEstimator):
-    """phi(x): scikit-learn transformer over a list of data sets [(X, y), ...].
+class DatasetFeatures(ParamsMixin):
+    """phi(x): a transformer (scikit-learn conventions) over a list of data sets [(X, y), ...].
 
     Parameters
     ----------
@@ -111,6 +111,9 @@ class DatasetFeatures(TransformerMixin, BaseEstimator):
     def fit(self, datasets=None, y=None):
         self.n_features_out_ = len(self._names())
         return self
+
+    def fit_transform(self, datasets, y=None) -> np.ndarray:
+        return self.fit(datasets).transform(datasets)
 
     def _names(self) -> list[str]:
         g = self.n_grid

@@ -11,9 +11,10 @@ from .exceptions import SuperposError
 __all__ = ["plot_prediction"]
 
 
-def plot_prediction(path, X: np.ndarray, y: np.ndarray, regressor, names: list[str], title: str) -> None:
-    """Write a PNG: left, y against the first variable with the formula's values; right, the
-    winning tree (networkx), edges labelled with the decoder's probabilities."""
+def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, names: list[str], title: str) -> None:
+    """Write a PNG: left, y against the first variable with the values of ``formula`` (a
+    :class:`superpos.formula.Formula`); right, its tree (networkx), edges labelled with the
+    probabilities ``predictor`` (anything :func:`~superpos.formula.load_predictor` takes) gives them."""
     try:
         import matplotlib
 
@@ -25,12 +26,12 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, regressor, names: list[s
 
     from .basis import Basis
     from .persist import _atomic
-    from .regressor import load_predictor
+    from .formula import load_predictor
     from .tree import edge_contexts, to_networkx
 
-    pred = load_predictor(regressor.predictor)
-    basis = Basis(regressor.basis_names_)
-    tree = regressor.tree_
+    pred = load_predictor(predictor)
+    basis = Basis(formula.basis_names)
+    tree = formula.tree
     theta = np.exp(pred.log_theta([(X, y)])[0])
     e = edge_contexts(tree, basis.arities)
     Dd, G, _, A, _ = theta.shape
@@ -40,7 +41,7 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, regressor, names: list[s
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
     order = np.argsort(X[:, 0])
     ax1.scatter(X[:, 0], y, s=12, color="0.3", label="data")
-    ax1.plot(X[order, 0], regressor.predict(X)[order], color="C1", label="formula")
+    ax1.plot(X[order, 0], formula.predict(X)[order], color="C1", label="formula")
     ax1.set_xlabel(names[0])
     ax1.set_ylabel("target")
     ax1.legend()

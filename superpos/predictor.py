@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
-from sklearn.base import BaseEstimator, clone
-from sklearn.exceptions import ConvergenceWarning
 
+from ._params import ParamsMixin
 from .basis import Basis
 from .decode import decode_best, decode_kbest, decode_seed, score_tree
 from .edges import (CONTEXTS, classifier_from_arrays, classifier_to_arrays, context_block, context_grid,
@@ -56,7 +55,7 @@ def _as_training_set(corpus, trees):
     return None, datasets, trees, None
 
 
-class StructurePredictor(BaseEstimator):
+class StructurePredictor(ParamsMixin):
     """Predict the formula tree behind a data set (seed 003's two stages).
 
     theta[d, g, i, p, j](x) = P(child colour j | context, phi(x)) comes from one
@@ -120,6 +119,9 @@ class StructurePredictor(BaseEstimator):
             raise SuperposError(f"fit needs at least 5 formulas, got {len(trees)}")
         rows = [edge_contexts(t, basis.arities) for t in trees]
         max_depth = int(self.max_depth or cdepth or max(int(r[:, 0].max()) for r in rows))
+        from sklearn.base import clone
+        from sklearn.exceptions import ConvergenceWarning
+
         features = clone(self.features) if self.features is not None else DatasetFeatures(n_jobs=self.n_jobs)
         if isinstance(features, DatasetFeatures):
             phi = features.fit(datasets).transform(datasets, progress=lambda d, n: report("features", d, n))

@@ -1,16 +1,6 @@
-"""SuperposRegressor: a scikit-learn regressor that finds a formula for one data set.
-
-fit(X, y): the structure predictor ranks the ``top_k`` most likely skeletons, duplicates
-(alike under sympy) are dropped, every skeleton's constants are fitted on part of the
-points and scored on the rest, the winner (ties: the smaller tree) is refitted on all
-points, near-rational constants are snapped when the fit does not suffer, and sympy
-simplifies the result under a time cap.
-"""
+"""SuperposRegressor: a scikit-learn regressor that finds a formula for one data set
+(the work itself is :func:`superpos.formula.find_formula`)."""
 from __future__ import annotations
-
-import os
-import time
-from pathlib import Path
 
 import numpy as np
 import sympy
@@ -18,72 +8,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .basis import Basis
-from .constants import Skeleton, fit_constants, nmse, refine_constants, snap_constants
-from .search import depths_and_scores, neighbours
-from .selection import (fit_candidates, round_constants, selection_order, simplify_capped, split_points,
-                        structural_key, unique_trees)
+from .constants import Skeleton
 from .exceptions import SuperposError
-from .features import check_dataset
+from .formula import decode_candidates, default_model_path, find_formula, load_predictor
 
 __all__ = ["SuperposRegressor", "decode_candidates", "default_model_path", "load_predictor"]
-
-_CACHE: dict = {}
-
-
-def default_model_path() -> Path:
-    """Where the shipped default model lives: ``superpos/models/default.npz``."""
-    return Path(__file__).parent / "models" / "default.npz"
-
-
-def load_predictor(predictor=None):
-    """A fitted StructurePredictor from None (the shipped default), a path or an instance.
-
-    Paths are loaded once per file version (cached by path and modification time).
-    A ``sklearn.frozen.FrozenEstimator`` around a predictor is unwrapped."""
-    from .predictor import StructurePredictor
-
-    if predictor is None:
-        path = default_model_path()
-        if not path.is_file():
-            raise SuperposError(f"no default model is installed ({path} is missing): pass "
-                                "predictor=StructurePredictor(...).fit(corpus) or the path of a saved model")
-        predictor = path
-    if isinstance(predictor, (str, os.PathLike)):
-        path = Path(predictor)
-        if not path.is_file():
-            raise SuperposError(f"{path}: no such model file")
-        key = (str(path.resolve()), path.stat().st_mtime_ns)
-        if key not in _CACHE:
-            _CACHE.clear()
-            _CACHE[key] = StructurePredictor.load(path)
-        return _CACHE[key]
-    inner = getattr(predictor, "estimator", None)
-    if type(predictor).__name__ == "FrozenEstimator" and inner is not None:
-        predictor = inner
-    if not hasattr(predictor, "predict_trees"):
-        raise SuperposError(f"predictor must be None, a model path or a StructurePredictor, got {type(predictor).__name__}")
-    if not hasattr(predictor, "classifier_"):
-        raise SuperposError("the StructurePredictor is not fitted (scikit-learn's clone() drops its training): "
-                            "fit it, or pass its saved path or sklearn.frozen.FrozenEstimator(predictor)")
-    return predictor
-
-
-def decode_candidates(predictor, X, y, k: int, size_bonus: float | None = None):
-    """The k most likely trees for (X, y), [(log-likelihood + size bonus, tree)], best first.
-    Input variables the data does not have (x_j, j > X.shape[1]) get probability 0 before
-    decoding, so no rank is spent on trees that cannot be evaluated. ``size_bonus`` (per
-    edge) overrides the predictor's own."""
-    return predictor.decode(_log_theta_for(predictor, X, y), k, size_bonus=size_bonus)
-
-
-def _log_theta_for(predictor, X, y) -> np.ndarray:
-    """log theta for (X, y), with the variables the data does not have at -inf."""
-    L = predictor.log_theta([(X, y)])[0]
-    absent = [j for j, f in enumerate(predictor.basis_.functions) if f.kind == "variable" and f.index >= X.shape[1]]
-    if absent:
-        L = L.copy()
-        L[..., absent] = -np.inf
-    return L
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -142,106 +71,19 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.tie_rtol = tie_rtol
         self.random_state = random_state
 
-    def _tie_rtol(self, n_val: int) -> float:
-        if isinstance(self.tie_rtol, str):
-            if self.tie_rtol != "auto":
-                raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")
-            return float(np.sqrt(2.0 / max(n_val, 1)))
-        if float(self.tie_rtol) < 0:
-            raise SuperposError(f"tie_rtol must be >= 0, got {self.tie_rtol!r}")
-        return float(self.tie_rtol)
-
-    def _check_params(self):
-        if not (isinstance(self.top_k, (int, np.integer)) and self.top_k >= 1):
-            raise SuperposError(f"top_k must be an integer >= 1, got {self.top_k!r}")
-        if not 0.0 <= float(self.validation_fraction) < 1.0:
-            raise SuperposError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
-        if int(self.search_rounds) < 0 or int(self.search_seeds) < 1:
-            raise SuperposError("search_rounds must be >= 0 and search_seeds >= 1")
-        if int(self.n_starts) < 1 or int(self.max_iter) < 0:
-            raise SuperposError("n_starts must be >= 1 and max_iter >= 0")
-        self._tie_rtol(1)
-
     def fit(self, X, y):
         """Find the formula; returns self."""
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
-        self._check_params()
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
-        X, y = check_dataset(X, y)
-        pred = load_predictor(self.predictor)
-        basis = pred.basis_
-        if X.shape[1] > basis.n_variables:
-            raise SuperposError(f"the data has {X.shape[1]} input variables but the model's basis has "
-                                f"{basis.n_variables} (x1..x{basis.n_variables}); use a model trained on more variables")
-        rng = np.random.default_rng(self.random_state)
-        seed = int(rng.integers(2**31))
-        t0 = time.perf_counter()
-        L = _log_theta_for(pred, X, y)
-        ranked = unique_trees(pred.decode(L, int(self.top_k), size_bonus=self.candidate_bonus), basis, X.shape[1])
-        t1 = time.perf_counter()
-        if not ranked:
-            raise SuperposError("the model proposed no formula over this data's variables")
-        fit_idx, val_idx = split_points(X.shape[0], float(self.validation_fraction), rng)
-        cands = fit_candidates(ranked, basis, X, y, fit_idx, val_idx, n_starts=int(self.n_starts),
-                               max_iter=int(self.max_iter), random_state=seed)
-        rtol = self._tie_rtol(len(val_idx))
-        cands = [cands[k] for k in selection_order(cands, rtol=rtol)]
-        if int(self.search_rounds):
-            bonus = pred.size_bonus_ if self.candidate_bonus is None else float(self.candidate_bonus)
-            cands = self._search(cands, L + bonus, basis, X, y, fit_idx, val_idx, seed, rtol)
-        t2 = time.perf_counter()
-        win = cands[0]
-        sk = Skeleton(win.tree, basis)
-        constants = win.constants
-        if sk.n_constants:
-            res = fit_constants(sk, X, y, n_starts=int(self.n_starts), max_iter=int(self.max_iter),
-                                init=constants, random_state=seed)
-            with np.errstate(all="ignore"):
-                before = nmse(y, sk.evaluate(X, constants))
-            if res.nmse <= before or not np.isfinite(before):
-                constants = res.constants
-            constants = refine_constants(sk, X, y, constants).constants
-            constants = snap_constants(sk, X, y, constants)
-        t3 = time.perf_counter()
-        expr = round_constants(sk.sympy(constants), digits=12, max_denominator=12, keep_floats=True)
-        expr = simplify_capped(expr, float(self.simplify_seconds))
-        t4 = time.perf_counter()
-        self.tree_ = np.asarray(win.tree, dtype=np.int64)
-        self.constants_ = np.asarray(constants, dtype=np.float64)
-        self.basis_names_ = basis.to_list()
-        self.expr_ = expr
-        self.candidates_ = cands
-        self.timings_ = {"decode": t1 - t0, "fit_candidates": t2 - t1, "refit": t3 - t2, "simplify": t4 - t3}
+        f = find_formula(X, y, self.predictor, top_k=self.top_k, candidate_bonus=self.candidate_bonus,
+                         search_rounds=self.search_rounds, search_seeds=self.search_seeds,
+                         validation_fraction=self.validation_fraction, n_starts=self.n_starts,
+                         max_iter=self.max_iter, simplify_seconds=self.simplify_seconds, tie_rtol=self.tie_rtol,
+                         random_state=self.random_state)
+        self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
+        self.expr_, self.candidates_, self.timings_ = f.expr, f.candidates, f.timings
         return self
-
-    def _search(self, cands, S, basis, X, y, fit_idx, val_idx, seed, rtol):
-        """Local search rounds (see ``search_rounds``); candidates come back best first.
-        New trees may be one level deeper than the deepest candidate."""
-        seen_raw: set = set()
-        seen = {structural_key(c.tree, basis) for c in cands}
-        max_depth = int(depths_and_scores(S, [c.tree for c in cands], basis.arities)[0].max()) + 1
-        for _ in range(int(self.search_rounds)):
-            new = []
-            for c in cands[:int(self.search_seeds)]:
-                for t in neighbours(c.tree, basis, X.shape[1]):
-                    raw = t.tobytes()
-                    if raw in seen_raw:
-                        continue
-                    seen_raw.add(raw)
-                    key = structural_key(t, basis)
-                    if key not in seen:
-                        seen.add(key)
-                        new.append(t)
-            depth, score = depths_and_scores(S, new, basis.arities)
-            keep = np.flatnonzero(depth <= max_depth)
-            if not keep.size:
-                break
-            ranked = [(len(cands) + r, float(score[j]), new[j]) for r, j in enumerate(keep)]
-            cands = cands + fit_candidates(ranked, basis, X, y, fit_idx, val_idx, n_starts=int(self.n_starts),
-                                           max_iter=int(self.max_iter), random_state=seed)
-            cands = [cands[k] for k in selection_order(cands, rtol=rtol)]
-        return cands
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, n_features_in_); NaN where it is undefined."""

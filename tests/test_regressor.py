@@ -13,7 +13,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from superpos import Basis, StructurePredictor, SuperposError, generate_corpus
-from superpos import regressor as R
+from superpos import formula as R
 from superpos.problems import available_problem_sets, is_exact_recovery, load_problems
 from superpos.regressor import SuperposRegressor
 from superpos.tree import from_string
