@@ -133,3 +133,25 @@ def test_exported_mlp_matches_sklearn():
         A, B = X[:4, :4], X[:7, 4:]
         rows = np.hstack([np.repeat(A, len(B), axis=0), np.tile(B, (len(A), 1))])
         np.testing.assert_allclose(e.predict_proba_blocks(A, B), clf.predict_proba(rows), rtol=1e-9, atol=1e-12)
+
+
+def test_parameters_follow_scikit_learn_without_importing_it():
+    import subprocess
+    import sys
+
+    from sklearn.base import clone
+
+    from superpos import DatasetFeatures, StructurePredictor
+
+    p = StructurePredictor(features=DatasetFeatures(n_grid=16), max_depth=4)
+    q = clone(p)
+    assert q.get_params()["features__n_grid"] == 16 and q.features is not p.features
+    q.set_params(features__n_grid=8, floor=1e-3)
+    assert (q.features.n_grid, q.floor, p.features.n_grid) == (8, 1e-3, 16)
+    assert repr(q) == "StructurePredictor(features=DatasetFeatures(n_grid=8), floor=0.001, max_depth=4)"
+    with pytest.raises(ValueError, match="invalid parameter"):
+        q.set_params(depth=3)
+    # the command line's predict path starts without scikit-learn (about 0.9 s of imports)
+    code = ("import sys, superpos.cli, superpos.formula, superpos.io; "
+            "sys.exit(any(m.split('.')[0] in ('sklearn', 'scipy') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
