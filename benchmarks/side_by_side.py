@@ -50,7 +50,7 @@ def operon_sympy(text: str, m: int) -> sympy.Expr:
 
 
 def run_superpos(model, X, y, seed, args):
-    reg = SuperposRegressor(predictor=model, top_k=args.top_k, random_state=seed)
+    reg = SuperposRegressor(predictor=model, top_k=args.top_k, search_rounds=args.search_rounds, random_state=seed)
     t = time.perf_counter()
     reg.fit(X, y)
     return reg.expr_, reg.predict, time.perf_counter() - t
@@ -86,6 +86,7 @@ def main() -> None:
     ap.add_argument("--problems", nargs="*", default=None)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top-k", type=int, default=200)
+    ap.add_argument("--search-rounds", type=int, default=0, help="SuperposRegressor(search_rounds=...)")
     ap.add_argument("--methods", nargs="+", default=["superpos", "gplearn", "pyoperon"])
     ap.add_argument("--gplearn-population", type=int, default=1000, help="gplearn's default: 1000")
     ap.add_argument("--gplearn-generations", type=int, default=20, help="gplearn's default: 20")
@@ -101,13 +102,14 @@ def main() -> None:
     t = time.perf_counter()
     for m, model in models.items():
         Xw = np.linspace(0.1, 1.0, 20)[:, None] * np.ones((1, m))
-        SuperposRegressor(predictor=model, top_k=args.top_k).fit(Xw, np.sin(Xw).sum(axis=1))
+        SuperposRegressor(predictor=model, top_k=args.top_k, search_rounds=args.search_rounds).fit(
+            Xw, np.sin(Xw).sum(axis=1))
     warm_s = time.perf_counter() - t
     names = args.problems if args.problems else (NGUYEN if args.set == "nguyen" else None)
     problems = load_problems(args.set, names=names)
     runners = {"superpos": None, "gplearn": run_gplearn, "pyoperon": run_operon}
     print(f"# Side by side: {platform.machine()}, {os.cpu_count()} cores (one used), Python {platform.python_version()}")
-    print(f"superpos top_k={args.top_k}, models {args.model}" + (f", {args.model2}" if args.model2 else "") +
+    print(f"superpos top_k={args.top_k}, search_rounds={args.search_rounds}, models {args.model}" + (f", {args.model2}" if args.model2 else "") +
           f" (loading {load_s:.2f} s and warm-up {warm_s:.2f} s excluded); gplearn population "
           f"{args.gplearn_population} x {args.gplearn_generations} generations, functions {','.join(GPLEARN_FUNCTIONS)}; "
           f"pyoperon population {args.operon_population}, max_evaluations {args.operon_evaluations}, "
