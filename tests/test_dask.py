@@ -31,3 +31,26 @@ def test_corpus_and_features_on_a_local_cluster_equal_single_process(client):
     with parallel_config(backend="dask"):
         multi = DatasetFeatures(n_jobs=2).fit().transform(datasets)
     np.testing.assert_allclose(single, multi, rtol=0, atol=0)
+
+
+def test_batch_prediction_on_a_local_cluster_equals_single_process(client, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from superpos.cli import app
+
+    x = np.linspace(0.5, 3, 30)
+    for k, scale in enumerate((1.5, 2.5, 3.5)):
+        (tmp_path / f"d{k}.csv").write_text("x1,y\n" + "".join(f"{a},{scale * np.sin(a)}\n" for a in x))
+    args = ["predict", str(tmp_path), "--top-k", "10", "--search", "0", "--quiet"]
+    runner = CliRunner()
+    assert runner.invoke(app, args + ["-o", str(tmp_path / "local.jsonl")]).exit_code == 0
+    with parallel_config(backend="dask"):
+        r = runner.invoke(app, args + ["-o", str(tmp_path / "remote.jsonl"), "--jobs", "2"])
+    assert r.exit_code == 0, r.output
+
+    def rows(name):
+        return [(d["file"], d["formula"], d["r2"]) for d in map(json.loads, (tmp_path / name).read_text().splitlines())]
+
+    assert rows("local.jsonl") == rows("remote.jsonl") and len(rows("local.jsonl")) == 3
