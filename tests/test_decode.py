@@ -214,6 +214,23 @@ def test_decode_kbest_size_bound_matches_brute_force(pb, k, max_size):
 
 
 @SETTINGS
+@given(problems())
+def test_decode_mbr_minimises_the_expected_hamming_loss(pb):
+    """With every tree in its list, decode_mbr attains the brute-force minimum of
+    E[Delta(T, T*)] under p(T*) proportional to exp(score(T*))."""
+    from superpos.tree import hamming_loss
+
+    ranking = [(s, np.array(t)) for s, t in brute_force(pb) if s > -math.inf]
+    assume(0 < len(ranking) <= 40)
+    p = np.exp(np.array([s for s, _ in ranking]) - ranking[0][0])
+    p /= p.sum()
+    risk = [sum(q * hamming_loss(t, u, pb.arities) for q, (_, u) in zip(p, ranking)) for _, t in ranking]
+    _, tree = D.decode_mbr(pb.S, pb.arities, pb.max_depth, n_list=len(ranking) + 5)
+    mine = sum(q * hamming_loss(tree, u, pb.arities) for q, (_, u) in zip(p, ranking))
+    assert mine <= min(risk) + 1e-9
+
+
+@SETTINGS
 @given(problems(contexts=("depth_pos", "grandparent")))
 def test_decode_kbest_all_trees(pb):
     """With k >= the number of trees the k-best list is the whole ranking."""
