@@ -45,6 +45,12 @@ class ParamsMixin:
             getattr(self, name).set_params(**sub)
         return self
 
+    def __sklearn_tags__(self):
+        """scikit-learn's default tags (imported only when scikit-learn asks, so it is loaded)."""
+        from sklearn.base import BaseEstimator
+
+        return BaseEstimator.__sklearn_tags__(self)
+
     def __repr__(self) -> str:
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         shown = []

@@ -396,8 +396,10 @@ def _predict_batch(files, model, target, opts, output, seed, resume, jobs, quiet
     if writer is not None and (output is None or fh.tell() == 0):
         writer.writeheader()
     todo = [f for f in files if f not in done]
+    # workers get the model's path, not the model: each loads it once (load_predictor's cache)
+    source = str(model) if model else None
     rows = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(_solve_file)(predictor, f, target, opts, seed) for f in todo)
+        delayed(_solve_file)(predictor if jobs == 1 else source, f, target, opts, seed) for f in todo)
     failed = 0
     with _progress(quiet or output is None) as update:
         update("data sets", 0, len(todo))

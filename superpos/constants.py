@@ -395,6 +395,8 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
     op, arg, val = _op_table(basis)
     flat = np.concatenate(trees)
     sizes = np.array([t.size for t in trees])
+    if sizes.min() < 1 or flat.min() < 1 or flat.max() >= len(basis):
+        raise SuperposError("fit_many needs non-empty trees of colour ids 1..|H|-1 of the basis")
     owner = np.repeat(np.arange(len(trees)), sizes)
     bad = np.zeros(len(trees), dtype=bool)
     bad[owner[op[flat] < 0]] = True
@@ -423,7 +425,10 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
     args = arg[flat].copy()
     running = np.cumsum(is_c) - 1
     args[is_c] = running[is_c] - np.repeat(c_offsets[:-1], np.diff(offsets))[is_c]
-    lin = linear_mask(ops, offsets, c_offsets)
+    try:
+        lin = linear_mask(ops, offsets, c_offsets)
+    except ValueError as exc:
+        raise SuperposError(f"fit_many: not an admissible tree ({exc})") from None
     n_nl_max = max(1, int(max((np.sum(~lin[a:b]) for a, b in zip(c_offsets[:-1], c_offsets[1:])), default=1)))
     starts = _starts(n_nl_max, n_starts, np.random.default_rng(random_state))
     init_flat = np.zeros(c_offsets[-1])

@@ -278,6 +278,8 @@ def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_
     from .persist import atomic_write_text
 
     folder = Path(folder)
+    if n_formulas < 1:
+        raise SuperposError("n_formulas must be >= 1")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise SuperposError(f"{folder} exists and is not an empty folder: choose a new output folder")
     if not folder.parent.is_dir():
@@ -319,7 +321,8 @@ def iter_corpus(path):
 
 
 def corpus_length(path) -> int:
-    """Number of formulas in a corpus file or shard folder, without reading the data."""
+    """Number of formulas in a corpus file or shard folder (a folder's from its manifest,
+    without reading the shards)."""
     path = Path(path)
     if path.is_dir():
         _shard_files(path)

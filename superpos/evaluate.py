@@ -25,8 +25,10 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
     ("all") and per true-size bucket ("1-4", ...). ``progress(done, total)`` is called
     after each block of data sets."""
     datasets, preds = corpus.datasets, []
+    phi = predictor.features_.transform(datasets)  # in parallel when the feature map has n_jobs > 1
     for start in range(0, len(datasets), 200):
-        preds += predictor.predict_trees(datasets[start:start + 200], k=k)
+        L = predictor._log_theta_phi(phi[start:start + 200])
+        preds += [predictor.decode(L[b], k) for b in range(L.shape[0])]
         if progress is not None:
             progress(len(preds), len(datasets))
     ar = predictor.basis_.arities

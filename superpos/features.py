@@ -115,6 +115,13 @@ class DatasetFeatures(ParamsMixin):
     def fit_transform(self, datasets, y=None) -> np.ndarray:
         return self.fit(datasets).transform(datasets)
 
+    def __sklearn_tags__(self):
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags()
+        return tags
+
     def _names(self) -> list[str]:
         g = self.n_grid
         per = ([f"curve{k}" for k in range(g)] + [f"diff{k}" for k in range(g - 1)]

@@ -248,3 +248,13 @@ def test_fit_many_takes_the_numpy_path_for_registered_functions():
     (c1, e1, _), (c2, e2, _) = fit_many([t_user, t_plain], b, X, y)
     assert e1 < 1e-20 and np.allclose(c1, [2.0, 0.5])
     assert e2 == pytest.approx(fit_constants(Skeleton(t_plain, b), X, y).nmse, rel=1e-6)
+
+
+@pytest.mark.parametrize("bad", [[2, 1], [], [1, 1], [99]])
+def test_fit_many_refuses_what_is_not_a_tree(bad):
+    from superpos.constants import fit_many
+
+    b = Basis(["mul", "c", "x1"])  # h0 = 0, mul = 1, c = 2, x1 = 3
+    with pytest.raises(SuperposError):
+        fit_many([np.array(bad, dtype=np.int64)], b, np.ones((10, 1)), np.arange(10.0))
+

@@ -151,6 +151,11 @@ def test_parameters_follow_scikit_learn_without_importing_it():
     assert repr(q) == "StructurePredictor(features=DatasetFeatures(n_grid=8), floor=0.001, max_depth=4)"
     with pytest.raises(ValueError, match="invalid parameter"):
         q.set_params(depth=3)
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.utils import get_tags
+
+    assert get_tags(DatasetFeatures()).transformer_tags is not None
+    assert get_tags(FrozenEstimator(p)).estimator_type is None
     # the command line's predict path starts without scikit-learn (about 0.9 s of imports)
     code = ("import sys, superpos.cli, superpos.formula, superpos.io; "
             "sys.exit(any(m.split('.')[0] in ('sklearn', 'scipy') for m in sys.modules))")

@@ -155,8 +155,10 @@ def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
                 M[p, q] = s
                 M[q, p] = s
             dmax = max(dmax, M[p, p])
-        if L == 1:
-            a[0] = g[0] / M[0, 0] if M[0, 0] > 1e-300 else 0.0
+        if dmax <= 1e-300:  # every linear column is zero: the constants do not matter
+            a[:] = 0.0
+        elif L == 1:
+            a[0] = g[0] / M[0, 0]
         else:
             for p in range(L):
                 M[p, p] += 1e-13 * (dmax + 1e-300)
@@ -201,10 +203,11 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
             h = 1e-6 * (1.0 + abs(b[p]))
             bn[:] = b
             bn[p] += h
-            _project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p])
+            ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
             for r in range(n):
                 d = (work[1 + p, r] - pred[r]) / h
-                J[p, r] = d if np.isfinite(d) else 0.0
+                # a perturbation that cannot be evaluated says nothing about the slope
+                J[p, r] = d if ok and np.isfinite(d) else 0.0
         dmax = 0.0
         for p in range(P):
             s = 0.0
@@ -343,7 +346,8 @@ def fit_skeletons(ops, args, vals, offsets, lin_flat, c_offsets, Xf, yf, Xv, yv,
 
 @njit(cache=True)
 def linear_mask(ops, offsets, c_offsets):
-    """For every constant of every skeleton: does it enter the formula linearly? The twin
+    """For every constant of every skeleton: does it enter the formula linearly? Raises
+    ValueError for a slice that is not one complete prefix tree. The twin
     of :meth:`superpos.constants.Skeleton._linear_constants`: a constant is linear when
     every ancestor is add, sub, neg, a mul (its other factor then joins the 'siblings') or
     the numerator of a div (the denominator joins them), and no sibling subtree holds a
@@ -359,7 +363,11 @@ def linear_mask(ops, offsets, c_offsets):
         need = np.empty(n, dtype=np.int64)
         top = 0
         nc = 0
+        if n == 0:
+            raise ValueError("an empty tree")
         for k in range(n):
+            if k and not top:
+                raise ValueError("a tree with nodes after its end")
             if top:
                 parent[k] = stack[top - 1]
             if o[k] == OP_CONST:
@@ -378,6 +386,8 @@ def linear_mask(ops, offsets, c_offsets):
                         break
                     end[stack[top - 1]] = k + 1
                     top -= 1
+        if top:
+            raise ValueError("a tree whose last function lacks arguments")
         c0 = c_offsets[s]
         sib = np.empty(n, dtype=np.int64)
         for k in range(n):
