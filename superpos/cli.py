@@ -160,6 +160,8 @@ def evaluate(
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
     k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k best; benchmark: --top-k"),
     search: int = typer.Option(2, "--search", help="benchmark: rounds of local search (as in predict)"),
+    mbr: bool = typer.Option(False, "--mbr", help="corpus: top-1 = the tree of least expected Hamming loss "
+                                                 "(minimum Bayes risk) instead of the most likely"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features; benchmark: problems)"),
@@ -184,7 +186,8 @@ def evaluate(
             c = Corpus.load(p)
             m.features_.set_params(n_jobs=jobs)
             with _progress(quiet) as update:
-                res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n))
+                res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
+                                        decision="mbr" if mbr else "ml")
         else:
             from .problems import load_problems
 

@@ -48,6 +48,11 @@ def test_generate_fit_evaluate_round_trip(model_file):
     r = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model)])
     assert r.exit_code == 0, r.output
     assert "top-1" in r.output and "all" in r.output
+    mbr = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model), "--mbr", "--quiet"])
+    assert mbr.exit_code == 0, mbr.output
+    top_k = [line.split()[3] for line in (r.output, mbr.output) for line in [line for line in
+             line.splitlines() if line.startswith("all")]]
+    assert top_k[0] == top_k[1]  # the k best are the most likely trees either way
 
 
 def test_generate_to_a_folder_shows_progress_and_fit_reads_it(tmp_path):
