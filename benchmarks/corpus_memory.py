@@ -84,17 +84,28 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; {args.n} formulas x {args.points} points, {args.variables} variable(s), "
           f"{args.jobs} jobs, shards of {args.shard_size}", flush=True)
     rows = []
+
+    def report(stage: str, mem: PeakRSS, every: int):
+        last = [0]
+
+        def progress(done: int, total: int) -> None:
+            if done - last[0] >= every or done == total:
+                last[0] = done
+                print(f"  {stage} {done}/{total}, peak RSS so far {mem.peak / 2**30:.2f} GiB", flush=True)
+
+        return progress
+
     with PeakRSS() as mem:
         t = time.perf_counter()
         folder = write_corpus(args.out / "corpus", basis, args.n, random_state=0, n_points=args.points,
                               n_jobs=args.jobs, shard_size=args.shard_size,
-                              progress=lambda d, n: print(f"  generated {d}/{n}", flush=True) if d % 100_000 < 8_000 else None)
+                              progress=report("generated", mem, 50_000))
         rows.append(("generate", time.perf_counter() - t, mem.peak, _du(folder)))
     with PeakRSS() as mem:
         t = time.perf_counter()
         phi = write_features(folder, args.out / "phi.npy",
                              DatasetFeatures(max_variables=args.variables, n_jobs=args.jobs),
-                             progress=lambda d, n: print(f"  featurised {d}/{n}", flush=True))
+                             progress=report("featurised", mem, 50_000))
         rows.append((f"featurise ({phi.shape[1]} features)", time.perf_counter() - t, mem.peak,
                      (args.out / "phi.npy").stat().st_size))
     print("\n| stage | seconds | formulas / s | peak RSS (process + workers) | on disk |")
