@@ -15,7 +15,7 @@ from . import _kernels
 from .exceptions import SuperposError
 from .tree import edge_contexts
 
-__all__ = ["as_score_tensor", "decode_best", "decode_kbest", "decode_mbr", "decode_seed", "score_tree"]
+__all__ = ["as_score_tensor", "decode_best", "decode_kbest", "decode_mbr", "decode_seed", "edge_rows", "score_tree"]
 
 
 def as_score_tensor(S: np.ndarray) -> np.ndarray:
@@ -119,12 +119,19 @@ def decode_mbr(S, arities, max_depth: int, n_list: int = 1000, n_dp: int = 20) -
 
 def _edge_presence(trees, arities: np.ndarray, H: int) -> np.ndarray:
     """(len(trees), H * H) 0/1 matrix: does tree t have an edge i -> j (the root edge included)."""
-    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([t.size for t in trees])
-    e = _kernels.edge_rows_batch(np.concatenate(trees).astype(np.int64), offsets, np.asarray(arities, dtype=np.int64))
+    e, offsets = edge_rows(trees, arities)
     out = np.zeros((len(trees), H * H))
     out[np.repeat(np.arange(len(trees)), np.diff(offsets)), e[:, 2] * H + e[:, 4]] = 1.0
     return out
+
+
+def edge_rows(trees, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (depth, grandparent, parent, position, child) of every edge of admissible
+    ``trees`` in one compiled pass, and the offsets of each tree's rows."""
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([t.size for t in trees])
+    flat = np.concatenate(trees).astype(np.int64, copy=False) if trees else np.zeros(0, dtype=np.int64)
+    return _kernels.edge_rows_batch(flat, offsets, np.asarray(arities, dtype=np.int64)), offsets
 
 
 def decode_seed(L, arities, max_nodes: int = 10_000) -> tuple[float, np.ndarray]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .basis import Basis
 
-__all__ = ["neighbours", "edge_rows", "depths_and_scores"]
+__all__ = ["neighbours", "depths_and_scores"]
 
 
 def _subtree_ends(tree: np.ndarray, arities: np.ndarray) -> np.ndarray:
@@ -71,20 +71,11 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
     return [n for n in out if n.size <= max_size]
 
 
-def edge_rows(trees, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (depth, grandparent, parent, position, child) of every edge of admissible
-    ``trees`` in one compiled pass, and the offsets of each tree's rows."""
-    from ._kernels import edge_rows_batch
-
-    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([t.size for t in trees])
-    flat = np.concatenate(trees) if trees else np.zeros(0, dtype=np.int64)
-    return edge_rows_batch(flat, offsets, np.asarray(arities, dtype=np.int64)), offsets
-
-
 def depths_and_scores(S: np.ndarray, trees, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per tree: its depth and the sum of S (Dd, G, H, A, H) over its edges (depths beyond
     Dd use the last layer)."""
+    from .decode import edge_rows  # numba loads on first use, not at import
+
     if not trees:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     e, offsets = edge_rows(trees, arities)

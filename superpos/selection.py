@@ -11,7 +11,7 @@ import numpy as np
 import sympy
 
 from .basis import Basis
-from .constants import fit_many
+from .batch_fit import fit_many
 from .tree import to_sympy
 
 __all__ = ["Candidate", "fit_candidates", "selection_order", "split_points", "unique_trees", "round_constants",
@@ -205,7 +205,7 @@ def fit_candidates(ranked, basis: Basis, X, y, fit_idx, val_idx, n_starts: int =
     With ``screen=(starts, iterations)`` every skeleton first gets that cheaper fit; the
     ``refit_top`` best by validation error are then fitted with ``n_starts`` / ``max_iter``,
     starting also from the screen's constants. ``screen=None`` fits all at full effort. All fits of
-    a stage run in one compiled call (:func:`~superpos.constants.fit_many`)."""
+    a stage run in one compiled call (:func:`~superpos.batch_fit.fit_many`)."""
     Xf, yf, Xv, yv = X[fit_idx], y[fit_idx], X[val_idx], y[val_idx]
     names = tuple(basis.to_list())
     trees = [tree for _, _, tree in ranked]

@@ -172,7 +172,7 @@ def test_skeleton_rejects_bad_input():
 # ---------------------------------------------------- the compiled fitter and its twins
 
 def _program(trees, basis):
-    from superpos.constants import _op_table
+    from superpos.batch_fit import _op_table
 
     op, arg, val = _op_table(basis)
     flat = np.concatenate(trees)
@@ -217,7 +217,7 @@ def test_compiled_evaluation_equals_tree_evaluate(X2):
 
 
 def test_fit_many_equals_fit_constants_one_by_one():
-    from superpos.constants import fit_many
+    from superpos.batch_fit import fit_many
 
     rng = np.random.default_rng(3)
     X = rng.uniform(0.2, 3, (60, 1))
@@ -236,7 +236,7 @@ def test_fit_many_equals_fit_constants_one_by_one():
 
 def test_fit_many_takes_the_numpy_path_for_registered_functions():
     from superpos.basis import available_functions, register_function
-    from superpos.constants import fit_many
+    from superpos.batch_fit import fit_many
 
     if "tanh_fm" not in available_functions():
         register_function("tanh_fm", 1, np.tanh, sympy.tanh)
@@ -252,7 +252,7 @@ def test_fit_many_takes_the_numpy_path_for_registered_functions():
 
 @pytest.mark.parametrize("bad", [[2, 1], [], [1, 1], [99]])
 def test_fit_many_refuses_what_is_not_a_tree(bad):
-    from superpos.constants import fit_many
+    from superpos.batch_fit import fit_many
 
     b = Basis(["mul", "c", "x1"])  # h0 = 0, mul = 1, c = 2, x1 = 3
     with pytest.raises(SuperposError):

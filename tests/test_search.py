@@ -5,8 +5,8 @@ import numpy as np
 
 from superpos import Basis, SuperposRegressor
 from superpos.corpus import sample_tree
-from superpos.decode import score_tree
-from superpos.search import depths_and_scores, edge_rows, neighbours
+from superpos.decode import edge_rows, score_tree
+from superpos.search import depths_and_scores, neighbours
 from superpos.tree import edge_contexts, from_string, is_admissible, tree_depth
 
 B2 = Basis.default(2)

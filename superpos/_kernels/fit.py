@@ -116,6 +116,26 @@ def _solve_small(M, g, x):
 
 
 @njit(cache=True)
+def _normal_equations(A, m, y, pred, M, g):
+    """M = A A^T and g = A (y - pred) over the first m rows of A; returns max diag(M)."""
+    n = y.size
+    dmax = 0.0
+    for p in range(m):
+        s = 0.0
+        for r in range(n):
+            s += A[p, r] * (y[r] - pred[r])
+        g[p] = s
+        for q in range(p, m):
+            s = 0.0
+            for r in range(n):
+                s += A[p, r] * A[q, r]
+            M[p, q] = s
+            M[q, p] = s
+        dmax = max(dmax, M[p, p])
+    return dmax
+
+
+@njit(cache=True)
 def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
     """Variable projection: with the nonlinear constants ``b`` set, the linear ones solve
     min ||y - f||^2 exactly (normal equations, a 1e-13 ridge). Writes the full constants
@@ -142,19 +162,7 @@ def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
         M = np.empty((L, L))
         g = np.empty(L)
         a = np.empty(L)
-        dmax = 0.0
-        for p in range(L):
-            s = 0.0
-            for r in range(n):
-                s += F[p, r] * (y[r] - pred[r])
-            g[p] = s
-            for q in range(p, L):
-                s = 0.0
-                for r in range(n):
-                    s += F[p, r] * F[q, r]
-                M[p, q] = s
-                M[q, p] = s
-            dmax = max(dmax, M[p, p])
+        dmax = _normal_equations(F, L, y, pred, M, g)
         if dmax <= 1e-300:  # every linear column is zero: the constants do not matter
             a[:] = 0.0
         elif L == 1:
@@ -208,19 +216,7 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
                 d = (work[1 + p, r] - pred[r]) / h
                 # a perturbation that cannot be evaluated says nothing about the slope
                 J[p, r] = d if ok and np.isfinite(d) else 0.0
-        dmax = 0.0
-        for p in range(P):
-            s = 0.0
-            for r in range(n):
-                s += J[p, r] * (y[r] - pred[r])
-            g[p] = s
-            for q in range(p, P):
-                s = 0.0
-                for r in range(n):
-                    s += J[p, r] * J[q, r]
-                M[p, q] = s
-                M[q, p] = s
-            dmax = max(dmax, M[p, p])
+        dmax = _normal_equations(J, P, y, pred, M, g)
         for p in range(P):
             M[p, p] += mu * (M[p, p] + 1e-12 * (1.0 + dmax))
         if P == 1:
