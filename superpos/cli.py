@@ -36,22 +36,29 @@ def _progress(quiet: bool):
     tasks: dict = {}
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True)) as bars:
-        def finish(task) -> None:
-            t = bars.tasks[task]
-            bars.update(task, total=t.total or 1, completed=t.total or 1)
-            bars.stop_task(task)
+    bars = Progress(*columns, console=Console(stderr=True))
 
-        def update(stage: str, done: int, total) -> None:
-            if stage not in tasks:
-                for task in tasks.values():
-                    finish(task)
-                tasks[stage] = bars.add_task(stage, total=total)
-            bars.update(tasks[stage], completed=done, total=total)
+    def finish(task) -> None:
+        t = bars.tasks[task]
+        bars.update(task, total=t.total or 1, completed=t.total or 1)
+        bars.stop_task(task)
 
+    def update(stage: str, done: int, total) -> None:
+        if not tasks:
+            bars.start()  # on the first report: an error before any work prints its one line alone
+        if stage not in tasks:
+            for task in tasks.values():
+                finish(task)
+            tasks[stage] = bars.add_task(stage, total=total)
+        bars.update(tasks[stage], completed=done, total=total)
+
+    try:
         yield update
         for task in tasks.values():
             finish(task)
+    finally:
+        if tasks:
+            bars.stop()
 
 
 def _check_folder(path: Optional[Path]) -> None:
@@ -158,10 +165,12 @@ def fit(
 def evaluate(
     target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
-    k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k best; benchmark: --top-k"),
-    search: int = typer.Option(2, "--search", help="benchmark: rounds of local search (as in predict)"),
-    mbr: bool = typer.Option(False, "--mbr", help="corpus: top-1 = the tree of least expected Hamming loss "
-                                                 "(minimum Bayes risk) instead of the most likely"),
+    k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k most likely"),
+    search: int = typer.Option(2, "--search", help="benchmark and --decision fit: rounds of local search (as in predict)"),
+    decision: str = typer.Option("ml", "--decision", help="corpus: the top-1 tree is the most likely (ml), the one "
+                                 "of least expected Hamming loss (mbr), or the formula predict finds (fit: "
+                                 "constants fitted to the data, --top-k 200 candidates)"),
+    top_k: int = typer.Option(200, "--top-k", help="benchmark and --decision fit: candidate skeletons per data set (as in predict)"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features; benchmark: problems)"),
@@ -170,7 +179,7 @@ def evaluate(
     """Structure metrics on a corpus (exact match, top-k, Hamming loss, size error), or formula
     recovery on benchmark problems (exact recovery, R^2 on fresh points, seconds).
 
-    Example: superpos evaluate test.npz --model model.npz        or: superpos evaluate nguyen --k 200
+    Example: superpos evaluate test.npz --model model.npz        or: superpos evaluate nguyen --top-k 200
     """
     from .formula import load_predictor
 
@@ -187,7 +196,7 @@ def evaluate(
             m.features_.set_params(n_jobs=jobs)
             with _progress(quiet) as update:
                 res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
-                                        decision="mbr" if mbr else "ml")
+                                        decision=decision, fit_options=dict(top_k=top_k, search_rounds=search))
         else:
             from .problems import load_problems
 
@@ -200,7 +209,7 @@ def evaluate(
             with _progress(quiet) as update:
                 update("problems", 0, len(probs))
                 for row in Parallel(n_jobs=jobs, return_as="generator")(
-                        delayed(_solve_problem)(m, pr, dict(top_k=k, search_rounds=search), seed) for pr in probs):
+                        delayed(_solve_problem)(m, pr, dict(top_k=top_k, search_rounds=search), seed) for pr in probs):
                     rows.append(row)
                     update("problems", len(rows), len(probs))
     except SuperposError as exc:

@@ -240,8 +240,8 @@ class _Problem:
         if not L:
             return full, np.array(F[:, 0])
         r0 = F[:, 0]
-        A = F[:, 1:] - r0[:, None, :]
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # inf - inf where the formula overflows
+            A = F[:, 1:] - r0[:, None, :]
             a = _batched_lstsq(A, self.y[None, :] - r0)
             pred = r0 + np.einsum("bl,bln->bn", np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(A), A, 0.0))
         pred[~np.isfinite(a.sum(axis=1))] = np.nan

@@ -5,7 +5,7 @@ import numpy as np
 
 from .decode import decode_mbr
 from .exceptions import SuperposError
-from .tree import hamming_loss
+from .tree import NotRepresentable, canonicalize, hamming_loss
 
 __all__ = ["structure_metrics", "SIZE_BUCKETS"]
 
@@ -21,25 +21,38 @@ def _summary(rows) -> dict:
             "pred_size": float(r[:, 4].mean()), "true_size": float(r[:, 5].mean())}
 
 
+DECISIONS = ("ml", "mbr", "fit")
+
+
 def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, progress=None,
-                      decision: str = "ml") -> dict:
+                      decision: str = "ml", fit_options: dict | None = None) -> dict:
     """Skeleton exact match at top-1 and among the k best, the seed's edge Hamming loss
     Delta and the signed size error (predicted - true nodes) of the top-1 tree; overall
-    ("all") and per true-size bucket ("1-4", ...). The top-1 tree is the most likely one
-    (``decision="ml"``) or the one with the least expected Hamming loss (``"mbr"``,
-    :func:`superpos.decode.decode_mbr`); the k best are always the most likely.
+    ("all") and per true-size bucket ("1-4", ...). The k best are always the most likely
+    trees; the top-1 tree is, by ``decision``:
+
+    - ``"ml"``: the most likely tree (theta and the DP alone);
+    - ``"mbr"``: the tree of least expected Hamming loss under the model
+      (:func:`superpos.decode.decode_mbr`);
+    - ``"fit"``: the skeleton :func:`superpos.find_formula` picks after fitting the
+      constants of the likely trees to the data (what ``superpos predict`` returns),
+      canonicalised; ``fit_options`` go to ``find_formula`` (default ``random_state=0``).
+
     ``progress(done, total)`` is called after each block of data sets."""
-    if decision not in ("ml", "mbr"):
-        raise SuperposError(f"decision must be 'ml' or 'mbr', got {decision!r}")
+    if decision not in DECISIONS:
+        raise SuperposError(f"decision must be one of {', '.join(DECISIONS)}; got {decision!r}")
     datasets, preds = corpus.datasets, []
     phi = predictor.features_.transform(datasets)  # in parallel when the feature map has n_jobs > 1
-    for start in range(0, len(datasets), 200):
-        L = predictor._log_theta_phi(phi[start:start + 200])
+    block = 200 if decision == "ml" else 20
+    for start in range(0, len(datasets), block):
+        L = predictor._log_theta_phi(phi[start:start + block])
         for b in range(L.shape[0]):
             ranked = predictor.decode(L[b], k)
             best = ranked[0][1]
             if decision == "mbr":
                 best = decode_mbr(L[b], predictor.basis_.arities, predictor.max_depth_)[1]
+            elif decision == "fit":
+                best = _fitted_skeleton(predictor, *datasets[start + b], fit_options)
             preds.append((best, ranked))
         if progress is not None:
             progress(len(preds), len(datasets))
@@ -52,3 +65,20 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
     for lo, hi in buckets:
         out[f"{lo}-{hi}"] = _summary([r for r in rows if lo <= r[5] <= hi])
     return out
+
+
+def _fitted_skeleton(predictor, X, y, options: dict | None) -> np.ndarray:
+    """The canonical tree of the formula find_formula returns for (X, y); a data set it
+    cannot solve counts as a one-leaf tree (c)."""
+    from .formula import find_formula
+
+    basis = predictor.basis_
+    try:
+        tree = find_formula(X, y, predictor, **{"random_state": 0, **(options or {})}).tree
+    except SuperposError:
+        leaf = basis.constant if basis.constant >= 0 else int(basis.leaves[0])
+        return np.array([leaf], dtype=np.int64)
+    try:
+        return canonicalize(tree, basis)[0]
+    except NotRepresentable:
+        return tree

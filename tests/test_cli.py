@@ -48,11 +48,16 @@ def test_generate_fit_evaluate_round_trip(model_file):
     r = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model)])
     assert r.exit_code == 0, r.output
     assert "top-1" in r.output and "all" in r.output
-    mbr = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model), "--mbr", "--quiet"])
-    assert mbr.exit_code == 0, mbr.output
-    top_k = [line.split()[3] for line in (r.output, mbr.output) for line in [line for line in
-             line.splitlines() if line.startswith("all")]]
-    assert top_k[0] == top_k[1]  # the k best are the most likely trees either way
+    outs = [r.output]
+    for decision in ("mbr", "fit"):
+        d = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model), "--decision", decision,
+                                "--top-k", "20", "--search", "0", "--quiet"])
+        assert d.exit_code == 0, d.output
+        outs.append(d.output)
+    top_k = [line.split()[3] for out in outs for line in out.splitlines() if line.startswith("all")]
+    assert len(top_k) == 3 and len(set(top_k)) == 1  # the k best are the most likely trees whatever the decision
+    bad = runner.invoke(app, ["evaluate", str(corpus), "--model", str(model), "--decision", "best"])
+    assert bad.exit_code != 0 and bad.output.startswith("error: ") and "decision" in bad.output
 
 
 def test_generate_to_a_folder_shows_progress_and_fit_reads_it(tmp_path):
@@ -226,7 +231,7 @@ def test_predict_batch_resume_needs_output(model_file, tmp_path):
 def test_evaluate_benchmark_problems(model_file, tmp_path):
     tsv = tmp_path / "mine.tsv"
     tsv.write_text("name\tformula\tsampling_range\tn_points\nlinear\t2.5*x1\tU[0.5,3]\t30\nsq\tx1**2 + x1\tU[-1,1]\t20\n")
-    r = runner.invoke(app, ["evaluate", str(tsv), "--model", str(model_file[1]), "--k", "20", "--quiet"])
+    r = runner.invoke(app, ["evaluate", str(tsv), "--model", str(model_file[1]), "--top-k", "20", "--quiet"])
     assert r.exit_code == 0, r.output
     assert "linear" in r.output and "total: exact" in r.output
     r = runner.invoke(app, ["evaluate", "nosuchset", "--model", str(model_file[1])])

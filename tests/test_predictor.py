@@ -160,3 +160,25 @@ def test_parameters_follow_scikit_learn_without_importing_it():
     code = ("import sys, superpos.cli, superpos.formula, superpos.io; "
             "sys.exit(any(m.split('.')[0] in ('sklearn', 'scipy') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora):
+    """decision="fit": the top-1 tree is the canonical tree of find_formula's winner, the
+    k best stay the most likely trees, and fitting to the data beats the likelihood alone
+    on formulas whose constants the data pins down."""
+    from superpos.evaluate import _fitted_skeleton, structure_metrics
+    from superpos.formula import find_formula
+    from superpos.tree import canonicalize
+
+    test = corpora[1]
+    small = test.subset(slice(0, 30))
+    ml = structure_metrics(fitted, small, k=5)
+    fit = structure_metrics(fitted, small, k=5, decision="fit", fit_options=dict(top_k=20))
+    assert fit["all"]["topk"] == ml["all"]["topk"] and fit["all"]["n"] == 30
+    assert fit["all"]["top1"] >= ml["all"]["top1"]
+    X, y = test.dataset(3)
+    t = _fitted_skeleton(fitted, X, y, dict(top_k=20))
+    win = find_formula(X, y, fitted, top_k=20, random_state=0).tree
+    assert np.array_equal(t, canonicalize(win, fitted.basis_)[0])
+    with pytest.raises(SuperposError, match="decision"):
+        structure_metrics(fitted, small, decision="map")
