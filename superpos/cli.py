@@ -173,7 +173,7 @@ def evaluate(
     top_k: int = typer.Option(200, "--top-k", help="benchmark and --decision fit: candidate skeletons per data set (as in predict)"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
-    jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features; benchmark: problems)"),
+    jobs: int = typer.Option(1, "--jobs", help="parallel workers (corpus: features and decoding; benchmark: problems)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Structure metrics on a corpus (exact match, top-k, Hamming loss, size error), or formula
@@ -196,7 +196,8 @@ def evaluate(
             m.features_.set_params(n_jobs=jobs)
             with _progress(quiet) as update:
                 res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
-                                        decision=decision, fit_options=dict(top_k=top_k, search_rounds=search))
+                                        decision=decision, fit_options=dict(top_k=top_k, search_rounds=search),
+                                        n_jobs=jobs)
         else:
             from .problems import load_problems
 

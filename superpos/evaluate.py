@@ -25,7 +25,7 @@ DECISIONS = ("ml", "mbr", "fit")
 
 
 def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, progress=None,
-                      decision: str = "ml", fit_options: dict | None = None) -> dict:
+                      decision: str = "ml", fit_options: dict | None = None, n_jobs: int = 1) -> dict:
     """Skeleton exact match at top-1 and among the k best, the seed's edge Hamming loss
     Delta and the signed size error (predicted - true nodes) of the top-1 tree; overall
     ("all") and per true-size bucket ("1-4", ...). The k best are always the most likely
@@ -38,22 +38,20 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
       constants of the likely trees to the data (what ``superpos predict`` returns),
       canonicalised; ``fit_options`` go to ``find_formula`` (default ``random_state=0``).
 
-    ``progress(done, total)`` is called after each block of data sets."""
+    Blocks of data sets are decoded by ``n_jobs`` joblib workers (results do not depend on
+    it); ``progress(done, total)`` is called after each block."""
+    from joblib import Parallel, delayed
+
     if decision not in DECISIONS:
         raise SuperposError(f"decision must be one of {', '.join(DECISIONS)}; got {decision!r}")
     datasets, preds = corpus.datasets, []
     phi = predictor.features_.transform(datasets)  # in parallel when the feature map has n_jobs > 1
     block = 200 if decision == "ml" else 20
-    for start in range(0, len(datasets), block):
-        L = predictor._log_theta_phi(phi[start:start + block])
-        for b in range(L.shape[0]):
-            ranked = predictor.decode(L[b], k)
-            best = ranked[0][1]
-            if decision == "mbr":
-                best = decode_mbr(L[b], predictor.basis_.arities, predictor.max_depth_)[1]
-            elif decision == "fit":
-                best = _fitted_skeleton(predictor, *datasets[start + b], fit_options)
-            preds.append((best, ranked))
+    starts = range(0, len(datasets), block)
+    tasks = (delayed(_decide_block)(predictor, phi[a:a + block], datasets[a:a + block], k, decision, fit_options)
+             for a in starts)
+    for part in Parallel(n_jobs=n_jobs, return_as="generator")(tasks):
+        preds.extend(part)
         if progress is not None:
             progress(len(preds), len(datasets))
     ar = predictor.basis_.arities
@@ -64,6 +62,21 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
     out = {"all": _summary(rows)}
     for lo, hi in buckets:
         out[f"{lo}-{hi}"] = _summary([r for r in rows if lo <= r[5] <= hi])
+    return out
+
+
+def _decide_block(predictor, phi, datasets, k, decision, fit_options) -> list:
+    """[(top-1 tree, the k most likely [(score, tree)])] for a block of data sets."""
+    L = predictor._log_theta_phi(phi)
+    out = []
+    for b in range(L.shape[0]):
+        ranked = predictor.decode(L[b], k)
+        best = ranked[0][1]
+        if decision == "mbr":
+            best = decode_mbr(L[b], predictor.basis_.arities, predictor.max_depth_)[1]
+        elif decision == "fit":
+            best = _fitted_skeleton(predictor, *datasets[b], fit_options)
+        out.append((best, ranked))
     return out
 
 

@@ -176,6 +176,7 @@ def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora):
     fit = structure_metrics(fitted, small, k=5, decision="fit", fit_options=dict(top_k=20))
     assert fit["all"]["topk"] == ml["all"]["topk"] and fit["all"]["n"] == 30
     assert fit["all"]["top1"] >= ml["all"]["top1"]
+    assert structure_metrics(fitted, small, k=5, decision="fit", fit_options=dict(top_k=20), n_jobs=2) == fit
     X, y = test.dataset(3)
     t = _fitted_skeleton(fitted, X, y, dict(top_k=20))
     win = find_formula(X, y, fitted, top_k=20, random_state=0).tree
