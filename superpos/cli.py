@@ -165,11 +165,11 @@ def fit(
 def evaluate(
     target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
-    k: int = typer.Option(10, help="corpus: a hit when the true tree is among the k most likely"),
+    k: Optional[int] = typer.Option(None, help="corpus: a hit when the true tree is among the k most likely [default: 10]"),
     search: int = typer.Option(2, "--search", help="benchmark and --decision fit: rounds of local search (as in predict)"),
     decision: str = typer.Option("ml", "--decision", help="corpus: the top-1 tree is the most likely (ml), the one "
                                  "of least expected Hamming loss (mbr), or the formula predict finds (fit: "
-                                 "constants fitted to the data, --top-k 200 candidates)"),
+                                 "constants fitted to the data; see --top-k and --search)"),
     top_k: int = typer.Option(200, "--top-k", help="benchmark and --decision fit: candidate skeletons per data set (as in predict)"),
     problems: Optional[str] = typer.Option(None, help="benchmark: comma-separated problem names"),
     seed: int = typer.Option(0, help="benchmark: random seed for the points"),
@@ -193,6 +193,7 @@ def evaluate(
             from .evaluate import structure_metrics
 
             c = Corpus.load(p)
+            k = 10 if k is None else k
             m.features_.set_params(n_jobs=jobs)
             with _progress(quiet) as update:
                 res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
@@ -201,6 +202,8 @@ def evaluate(
         else:
             from .problems import load_problems
 
+            if k is not None:
+                raise SuperposError("--k is the top-k hit list of a corpus; a benchmark's candidate count is --top-k")
             folder, name = (p.parent, p.stem) if p.suffix == ".tsv" else (None, target)
             names = [n.strip() for n in problems.split(",")] if problems else None
             probs = load_problems(name, folder=folder, names=names)

@@ -36,7 +36,8 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
       (:func:`superpos.decode.decode_mbr`);
     - ``"fit"``: the skeleton :func:`superpos.find_formula` picks after fitting the
       constants of the likely trees to the data (what ``superpos predict`` returns),
-      canonicalised; ``fit_options`` go to ``find_formula`` (default ``random_state=0``).
+      canonicalised with its fitted constants; ``fit_options`` go to ``find_formula``
+      (default ``random_state=0``).
 
     Blocks of data sets are decoded by ``n_jobs`` joblib workers (results do not depend on
     it); ``progress(done, total)`` is called after each block."""
@@ -44,6 +45,8 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
 
     if decision not in DECISIONS:
         raise SuperposError(f"decision must be one of {', '.join(DECISIONS)}; got {decision!r}")
+    if decision == "fit":
+        fit_options = _fit_options(fit_options)
     datasets, preds = corpus.datasets, []
     phi = predictor.features_.transform(datasets)  # in parallel when the feature map has n_jobs > 1
     block = 200 if decision == "ml" else 20
@@ -80,18 +83,38 @@ def _decide_block(predictor, phi, datasets, k, decision, fit_options) -> list:
     return out
 
 
-def _fitted_skeleton(predictor, X, y, options: dict | None) -> np.ndarray:
-    """The canonical tree of the formula find_formula returns for (X, y); a data set it
-    cannot solve counts as a one-leaf tree (c)."""
+def _fit_options(options: dict | None) -> dict:
+    """find_formula's keyword settings for decision="fit", checked once before any work
+    (a bad setting is an error, not a corpus of failed predictions)."""
+    import inspect
+
+    from .formula import check_settings, find_formula
+
+    defaults = {name: p.default for name, p in inspect.signature(find_formula).parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
+    options = {"random_state": 0, **(options or {})}
+    unknown = sorted(set(options) - set(defaults))
+    if unknown:
+        raise SuperposError(f"unknown find_formula setting(s) {', '.join(unknown)}; choose from {', '.join(defaults)}")
+    s = {**defaults, **options}
+    check_settings(s["top_k"], s["validation_fraction"], s["search_rounds"], s["search_seeds"], s["n_starts"],
+                   s["max_iter"], s["tie_rtol"])
+    return options
+
+
+def _fitted_skeleton(predictor, X, y, options: dict) -> np.ndarray:
+    """The canonical tree of the formula find_formula returns for (X, y), with its fitted
+    constants (their signs and values shape the canonical tree, as in the corpus); a data
+    set it cannot solve counts as a one-leaf tree (c)."""
     from .formula import find_formula
 
     basis = predictor.basis_
     try:
-        tree = find_formula(X, y, predictor, **{"random_state": 0, **(options or {})}).tree
+        f = find_formula(X, y, predictor, **options)
     except SuperposError:
         leaf = basis.constant if basis.constant >= 0 else int(basis.leaves[0])
         return np.array([leaf], dtype=np.int64)
     try:
-        return canonicalize(tree, basis)[0]
-    except NotRepresentable:
-        return tree
+        return canonicalize(f.tree, basis, [float(c) for c in f.constants])[0]
+    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return f.tree  # sympy's own limits on exotic expressions, as in corpus generation

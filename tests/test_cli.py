@@ -236,3 +236,5 @@ def test_evaluate_benchmark_problems(model_file, tmp_path):
     assert "linear" in r.output and "total: exact" in r.output
     r = runner.invoke(app, ["evaluate", "nosuchset", "--model", str(model_file[1])])
     assert r.exit_code != 0 and r.output.startswith("error: ")
+    r = runner.invoke(app, ["evaluate", str(tsv), "--model", str(model_file[1]), "--k", "20"])
+    assert r.exit_code != 0 and r.output.startswith("error: ") and "--top-k" in r.output

@@ -162,24 +162,35 @@ def test_parameters_follow_scikit_learn_without_importing_it():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
-def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora):
-    """decision="fit": the top-1 tree is the canonical tree of find_formula's winner, the
-    k best stay the most likely trees, and fitting to the data beats the likelihood alone
-    on formulas whose constants the data pins down."""
-    from superpos.evaluate import _fitted_skeleton, structure_metrics
-    from superpos.formula import find_formula
-    from superpos.tree import canonicalize
+def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora, monkeypatch):
+    """decision="fit": the top-1 tree is find_formula's winner, canonicalised with its fitted
+    constants like the corpus labels (x1 - 1.5 is sub(x1, c), not add(c, x1)); the k best stay
+    the most likely trees; bad settings fail before any work; failures count as the tree c."""
+    import sympy as sp
 
-    test = corpora[1]
-    small = test.subset(slice(0, 30))
+    import superpos.formula
+    from superpos.evaluate import _fitted_skeleton, structure_metrics
+    from superpos.tree import from_sympy
+
+    small = corpora[1].subset(slice(0, 30))
     ml = structure_metrics(fitted, small, k=5)
     fit = structure_metrics(fitted, small, k=5, decision="fit", fit_options=dict(top_k=20))
     assert fit["all"]["topk"] == ml["all"]["topk"] and fit["all"]["n"] == 30
-    assert fit["all"]["top1"] >= ml["all"]["top1"]
     assert structure_metrics(fitted, small, k=5, decision="fit", fit_options=dict(top_k=20), n_jobs=2) == fit
-    X, y = test.dataset(3)
-    t = _fitted_skeleton(fitted, X, y, dict(top_k=20))
-    win = find_formula(X, y, fitted, top_k=20, random_state=0).tree
-    assert np.array_equal(t, canonicalize(win, fitted.basis_)[0])
+    b = fitted.basis_
+    X = np.linspace(-2, 3, 40)[:, None]
+    x1 = sp.Symbol("x1")
+    for truth in (x1 - 1.5, 2.5 * x1 + 0.7):
+        y = np.asarray(sp.lambdify(x1, truth)(X[:, 0]), dtype=float)
+        assert np.array_equal(_fitted_skeleton(fitted, X, y, dict(top_k=50, random_state=0)), from_sympy(truth, b)[0])
+    for bad in (dict(top_k=0), dict(search_rounds=-1), dict(topk=5)):
+        with pytest.raises(SuperposError):
+            structure_metrics(fitted, small, decision="fit", fit_options=bad)
     with pytest.raises(SuperposError, match="decision"):
         structure_metrics(fitted, small, decision="map")
+
+    def fail(*args, **kwargs):
+        raise SuperposError("the model proposed no formula over this data's variables")
+
+    monkeypatch.setattr(superpos.formula, "find_formula", fail)
+    assert _fitted_skeleton(fitted, X, X[:, 0], {}).tolist() == [b.constant]
