@@ -165,7 +165,7 @@ def fit(
 def evaluate(
     target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
-    k: Optional[int] = typer.Option(None, help="corpus: a hit when the true tree is among the k most likely [default: 10]"),
+    k: Optional[int] = typer.Option(None, help="corpus: a hit when the true tree is among the k most likely (default 10)"),
     search: int = typer.Option(2, "--search", help="benchmark and --decision fit: rounds of local search (as in predict)"),
     decision: str = typer.Option("ml", "--decision", help="corpus: the top-1 tree is the most likely (ml), the one "
                                  "of least expected Hamming loss (mbr), or the formula predict finds (fit: "
