@@ -65,6 +65,18 @@ class PeakRSS:
         self.peak = max(self.peak, _tree_rss(os.getpid()))
 
 
+def report(stage: str, mem: PeakRSS, every: int = 1):
+    """A ``progress(done, total)`` callback printing the running peak at most every ``every`` items."""
+    last = [0]
+
+    def progress(done: int, total: int) -> None:
+        if done - last[0] >= every or done == total:
+            last[0] = done
+            print(f"  {stage} {done}/{total}, peak RSS so far {mem.peak / 2**30:.2f} GiB", flush=True)
+
+    return progress
+
+
 def _du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
@@ -84,17 +96,6 @@ def main() -> None:
     print(f"{os.cpu_count()} cores; {args.n} formulas x {args.points} points, {args.variables} variable(s), "
           f"{args.jobs} jobs, shards of {args.shard_size}", flush=True)
     rows = []
-
-    def report(stage: str, mem: PeakRSS, every: int):
-        last = [0]
-
-        def progress(done: int, total: int) -> None:
-            if done - last[0] >= every or done == total:
-                last[0] = done
-                print(f"  {stage} {done}/{total}, peak RSS so far {mem.peak / 2**30:.2f} GiB", flush=True)
-
-        return progress
-
     with PeakRSS() as mem:
         t = time.perf_counter()
         folder = write_corpus(args.out / "corpus", basis, args.n, random_state=0, n_points=args.points,

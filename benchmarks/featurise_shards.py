@@ -10,14 +10,14 @@ benchmarks/README.md:
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from corpus_memory import PeakRSS
+from corpus_memory import PeakRSS, report
 from superpos import Basis
+from superpos.corpus import write_manifest
 from superpos.features import DatasetFeatures, write_features
 
 
@@ -33,17 +33,14 @@ def main() -> None:
         for f in sorted(args.folder.glob("part-*.npz")):
             with np.load(f, allow_pickle=False) as z:
                 shards.append({"file": f.name, "n": len(z["tree_offsets"]) - 1})
-        manifest = {"format": "superpos-corpus-shards", "version": 1, "n_formulas": sum(s["n"] for s in shards),
-                    "basis": Basis.default(args.basis_variables).to_list(), "max_depth": 5, "max_size": 12,
-                    "shards": shards}
-        (args.folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
-        print(f"wrote a manifest for {len(shards)} finished shards, {manifest['n_formulas']} formulas", flush=True)
+        write_manifest(args.folder, Basis.default(args.basis_variables), shards)
+        print(f"wrote a manifest for {len(shards)} finished shards, {sum(s['n'] for s in shards)} formulas",
+              flush=True)
     with PeakRSS() as mem:
         t = time.perf_counter()
         phi = write_features(args.folder, args.out, DatasetFeatures(max_variables=args.basis_variables,
                                                                     n_jobs=args.jobs),
-                             progress=lambda d, n: print(f"  featurised {d}/{n}, peak RSS so far "
-                                                         f"{mem.peak / 2**30:.2f} GiB", flush=True))
+                             progress=report("featurised", mem))
         secs = time.perf_counter() - t
     print(f"featurised {phi.shape[0]} data sets ({phi.shape[1]} features) in {secs:.0f} s, "
           f"{phi.shape[0] / secs:.0f} /s; peak RSS (process + workers) {mem.peak / 2**30:.2f} GiB; "

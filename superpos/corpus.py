@@ -275,8 +275,6 @@ def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_
     as shards of about ``shard_size`` formulas (``part-00000.npz``, ...) plus a
     ``manifest.json`` written last, so memory stays bounded by one shard whatever
     ``n_formulas`` is. :meth:`Corpus.load` and :func:`iter_corpus` read the folder."""
-    from .persist import atomic_write_text
-
     folder = Path(folder)
     if n_formulas < 1:
         raise SuperposError("n_formulas must be >= 1")
@@ -303,10 +301,19 @@ def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_
             flush()
     if buf[0]:
         flush()
-    manifest = {"format": "superpos-corpus-shards", "version": CORPUS_FORMAT, "n_formulas": n_formulas,
-                "basis": basis.to_list(), "max_depth": max_depth, "max_size": max_size, "shards": shards}
-    atomic_write_text(folder / _MANIFEST, json.dumps(manifest, indent=1))
+    write_manifest(folder, basis, shards, max_depth, max_size)
     return folder
+
+
+def write_manifest(folder, basis: Basis, shards: list[dict], max_depth: int = 5, max_size: int = 12) -> None:
+    """Write ``folder/manifest.json`` (atomically) listing ``shards`` ([{"file", "n"}, ...]),
+    the file :meth:`Corpus.load` and :func:`iter_corpus` read a sharded corpus from."""
+    from .persist import atomic_write_text
+
+    manifest = {"format": "superpos-corpus-shards", "version": CORPUS_FORMAT,
+                "n_formulas": sum(s["n"] for s in shards), "basis": basis.to_list(), "max_depth": max_depth,
+                "max_size": max_size, "shards": shards}
+    atomic_write_text(Path(folder) / _MANIFEST, json.dumps(manifest, indent=1))
 
 
 def iter_corpus(path):
