@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from superpos import Basis
-from superpos.corpus import write_corpus
-from superpos.features import DatasetFeatures, write_features
+from superpos.structure.corpus import write_corpus
+from superpos.structure.features import DatasetFeatures, write_features
 
 
 def _tree_rss(root: int) -> int:

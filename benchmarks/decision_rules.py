@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from superpos import Corpus, StructurePredictor
-from superpos.evaluate import structure_metrics
+from superpos.structure.metrics import structure_metrics
 
 
 def main() -> None:

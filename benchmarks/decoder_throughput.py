@@ -5,7 +5,7 @@ For |H| = 10, 20, 40 colours and depth bounds 4, 6, 8 it times
 
 * the numba kernel ``superpos._kernels.tree_dp_batch`` on a batch of random
   log-probability tensors of shape (D, 1, H, 2, H) (parent + position + depth),
-* the plain-Python ``superpos._reference.tree_dp_reference`` on a few of the same tensors,
+* the plain-Python ``superpos.twins.tree_dp_reference`` on a few of the same tensors,
 * the speed-up of the former over the latter,
 * and the numba kernel with the grandparent context, tensors (D, H, H, 2, H).
 
@@ -32,7 +32,12 @@ import time  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from superpos import _kernels, _reference  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the plain-Python twin
+import twins  # noqa: E402
+
+from superpos import _kernels  # noqa: E402
 
 
 def make_arities(H: int) -> np.ndarray:
@@ -78,7 +83,7 @@ def time_reference(S: np.ndarray, arities: np.ndarray, max_depth: int, calls: in
     values = []
     t0 = time.perf_counter()
     while len(values) < S.shape[0]:
-        values.append(_reference.tree_dp_reference(S[len(values)], arities, max_depth)[0])
+        values.append(twins.tree_dp_reference(S[len(values)], arities, max_depth)[0])
         elapsed = time.perf_counter() - t0
         if len(values) >= calls and elapsed >= min_time:
             break

@@ -17,8 +17,8 @@ import numpy as np
 
 from corpus_memory import PeakRSS, report
 from superpos import Basis
-from superpos.corpus import write_manifest
-from superpos.features import DatasetFeatures, write_features
+from superpos.structure.corpus import write_manifest
+from superpos.structure.features import DatasetFeatures, write_features
 
 
 def main() -> None:

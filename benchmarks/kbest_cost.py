@@ -17,7 +17,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from superpos import Basis  # noqa: E402
-from superpos.decode import decode_kbest  # noqa: E402
+from superpos.structure.decode import decode_kbest  # noqa: E402
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from superpos import SuperposRegressor  # noqa: E402
-from superpos.regressor import load_predictor  # noqa: E402
+from superpos.structure.shipped import load_predictor  # noqa: E402
 
 
 def median_ms(f, n=20) -> float:

@@ -24,10 +24,12 @@ import numpy as np
 import sympy
 
 from superpos import Corpus
-from superpos.constants import r2
-from superpos.problems import is_exact_recovery, load_problems
-from superpos.regressor import SuperposRegressor, load_predictor
-from superpos.tree import evaluate, to_sympy
+from superpos.core.numeric import r2
+from superpos.datasets.problems import is_exact_recovery, load_problems
+from superpos import SuperposRegressor
+from superpos.structure.shipped import load_predictor
+from superpos.core.symbolic import to_sympy
+from superpos.core.tree import evaluate
 
 NGUYEN = [f"Nguyen-{k}" for k in range(1, 13) if k != 11]
 

@@ -25,9 +25,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 import numpy as np  # noqa: E402
 import sympy  # noqa: E402
 
-from superpos.constants import r2  # noqa: E402
-from superpos.problems import is_exact_recovery, load_problems  # noqa: E402
-from superpos.regressor import SuperposRegressor, load_predictor  # noqa: E402
+from superpos.core.numeric import r2  # noqa: E402
+from superpos.datasets.problems import is_exact_recovery, load_problems  # noqa: E402
+from superpos import SuperposRegressor
+from superpos.structure.shipped import load_predictor  # noqa: E402
 
 NGUYEN = [f"Nguyen-{k}" for k in range(1, 13) if k != 11]
 GPLEARN_FUNCTIONS = ("add", "sub", "mul", "div", "sin", "cos", "log", "sqrt", "neg")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from superpos import Basis, Corpus, DatasetFeatures, StructurePredictor, generate_corpus
-from superpos.evaluate import structure_metrics
+from superpos.structure.metrics import structure_metrics
 
 
 def corpus(path: Path | None, basis, n, seed, jobs):

@@ -5,7 +5,7 @@ Run:  python examples/quickstart.py      (about a minute on 2 cores)
 import numpy as np
 
 from superpos import Basis, StructurePredictor, generate_corpus
-from superpos.tree import to_string
+from superpos.core.tree import to_string
 
 basis = Basis.default(n_variables=1)
 train = generate_corpus(basis, 4000, random_state=0, n_jobs=2)

@@ -21,12 +21,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from superpos.basis import Basis
-from superpos.corpus import generate_corpus
-from superpos.features import DatasetFeatures
-from superpos.predictor import StructurePredictor
+from superpos.core.basis import Basis
+from superpos.structure.corpus import generate_corpus
+from superpos.structure.features import DatasetFeatures
+from superpos.structure.predictor import StructurePredictor
 from superpos.ssvm import FrankWolfeSSVM, TreeModel
-from superpos.tree import hamming_loss, to_string
+from superpos.core.tree import hamming_loss, to_string
 
 
 def main(n_formulas: int = 400, n_test: int = 100, max_depth: int = 3, C: float = 0.1, n_components: int = 50,

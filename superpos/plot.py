@@ -13,8 +13,8 @@ __all__ = ["plot_prediction"]
 
 def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, names: list[str], title: str) -> None:
     """Write a PNG: left, y against the first variable with the values of ``formula`` (a
-    :class:`superpos.formula.Formula`); right, its tree (networkx), edges labelled with the
-    probabilities ``predictor`` (anything :func:`~superpos.formula.load_predictor` takes) gives them."""
+    :class:`superpos.symreg.pipeline.Formula`); right, its tree (networkx), edges labelled with the
+    probabilities ``predictor`` (anything :func:`~superpos.structure.shipped.load_predictor` takes) gives them."""
     try:
         import matplotlib
 
@@ -24,10 +24,10 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, name
         raise SuperposError("--plot needs matplotlib: pip install 'superpos[plot]'") from None
     import networkx as nx
 
-    from .basis import Basis
-    from .persist import _atomic
-    from .formula import load_predictor
-    from .tree import edge_contexts, to_networkx
+    from .core.basis import Basis
+    from .core.files import atomic_write
+    from .core.tree import edge_contexts, to_networkx
+    from .structure.shipped import load_predictor
 
     pred = load_predictor(predictor)
     basis = Basis(formula.basis_names)
@@ -58,5 +58,5 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, name
     ax2.set_axis_off()
     ax2.set_title("predicted tree, edge probabilities", fontsize=9)
     fig.tight_layout()
-    _atomic(Path(path), lambda fh: fig.savefig(fh, format="png", dpi=110))
+    atomic_write(Path(path), lambda fh: fig.savefig(fh, format="png", dpi=110))
     plt.close(fig)

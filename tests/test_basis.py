@@ -3,8 +3,9 @@ import pytest
 import sympy
 
 from superpos import Basis, SuperposError, register_function
-from superpos.basis import available_functions
-from superpos.tree import evaluate, from_sympy, to_sympy
+from superpos.core.basis import available_functions
+from superpos.core.symbolic import from_sympy, to_sympy
+from superpos.core.tree import evaluate
 
 
 def test_default_basis_layout():

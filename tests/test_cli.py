@@ -6,7 +6,7 @@ from typer.testing import CliRunner
 
 from superpos.cli import app
 from superpos.exceptions import SuperposError
-from superpos.io import read_dataset
+from superpos.datasets.reader import read_dataset
 
 runner = CliRunner()
 
@@ -61,7 +61,7 @@ def test_generate_fit_evaluate_round_trip(model_file):
 
 
 def test_generate_to_a_folder_shows_progress_and_fit_reads_it(tmp_path):
-    from superpos.corpus import Corpus
+    from superpos.structure.corpus import Corpus
 
     folder, model = tmp_path / "big", tmp_path / "m.npz"
     r = runner.invoke(app, ["generate", str(folder), "--n", "120", "--max-depth", "3", "--shard-size", "40"])

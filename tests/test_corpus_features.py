@@ -2,9 +2,11 @@ import numpy as np
 import pytest
 
 from superpos import Basis, SuperposError
-from superpos.corpus import Corpus, corpus_length, generate_corpus, iter_corpus, sample_tree, write_corpus
-from superpos.features import DatasetFeatures, write_features
-from superpos.tree import canonicalize, evaluate, is_admissible, tree_depth
+from superpos.structure.corpus import Corpus, corpus_length, generate_corpus, iter_corpus, write_corpus
+from superpos.structure.prior import sample_tree
+from superpos.structure.features import DatasetFeatures, write_features
+from superpos.core.symbolic import canonicalize
+from superpos.core.tree import evaluate, is_admissible, tree_depth
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The decoder against brute-force enumeration and the plain-Python reference twins.
 
-Score tensors come in the three context shapes of ``superpos.decode``:
+Score tensors come in the three context shapes of ``superpos.structure.decode``:
 
 * ``parent``      -- (H, H) parent-only scores, i.e. G = 1 with Dd = 1 and A = 1 broadcast;
 * ``depth_pos``   -- (D, H, A, H): G = 1, full depth and argument position;
@@ -27,10 +27,12 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from superpos import SuperposError
-from superpos import _kernels, _reference
-from superpos import decode as D
-from superpos import tree as T
-from superpos.basis import Basis
+import twins
+from superpos import _kernels
+from superpos.structure import decode as D
+from superpos.core import symbolic as S
+from superpos.core import tree as T
+from superpos.core.basis import Basis
 
 # SUPERPOS_HYPOTHESIS_EXAMPLES=2000 for a longer bug hunt
 SETTINGS = settings(max_examples=int(os.environ.get("SUPERPOS_HYPOTHESIS_EXAMPLES", 60)), deadline=None,
@@ -103,13 +105,13 @@ def problems(draw, contexts=CONTEXTS, holes: bool = False) -> Problem:
 
 def brute_force(pb: Problem) -> list[tuple[float, list[int]]]:
     try:
-        trees = _reference.enumerate_trees(pb.arities, pb.max_depth, max_nodes=MAX_TREES)
+        trees = T.enumerate_trees(pb.arities, pb.max_depth, max_trees=MAX_TREES)
     except ValueError:
         assume(False)
     assume(len(trees) <= MAX_TREES)
     event(f"context={pb.context}")
     event(f"trees: {'1' if len(trees) == 1 else '2-9' if len(trees) < 10 else '10-99' if len(trees) < 100 else '100+'}")
-    ranking = _reference.brute_force_ranking(pb.S5, pb.arities, pb.max_depth)
+    ranking = twins.brute_force_ranking(pb.S5, pb.arities, pb.max_depth)
     assert len(ranking) == len(trees)
     return ranking
 
@@ -119,7 +121,7 @@ def check_tree(pb: Problem, tree: np.ndarray, value: float) -> None:
     assert T.is_admissible(tree, pb.arities), tree
     assert T.tree_depth(tree, pb.arities) <= pb.max_depth
     assert close(D.score_tree(pb.S, pb.arities, tree), value)
-    assert close(_reference.score_tree_reference(pb.S5, pb.arities, list(tree)), value)
+    assert close(twins.score_tree_reference(pb.S5, pb.arities, list(tree)), value)
 
 
 # ------------------------------------------------------------------ best tree
@@ -132,7 +134,7 @@ def test_decode_best_matches_brute_force_and_reference(pb):
     value, tree = D.decode_best(pb.S, pb.arities, pb.max_depth)
     assert np.array_equal(pb.S, S_before)  # inputs are not modified
     assert close(value, ranking[0][0])
-    ref_value, ref_tree = _reference.tree_dp_reference(pb.S5, pb.arities, pb.max_depth)
+    ref_value, ref_tree = twins.tree_dp_reference(pb.S5, pb.arities, pb.max_depth)
     assert close(value, ref_value)
     # same recursion, same tie-breaking (smallest colour): the very same tree
     assert tree.tolist() == ref_tree
@@ -150,7 +152,7 @@ def test_decode_best_with_impossible_edges(pb):
             D.decode_best(pb.S, pb.arities, pb.max_depth)
         with pytest.raises(SuperposError):
             D.decode_kbest(pb.S, pb.arities, pb.max_depth, 3)
-        assert _reference.tree_dp_reference(pb.S5, pb.arities, pb.max_depth)[0] == -math.inf
+        assert twins.tree_dp_reference(pb.S5, pb.arities, pb.max_depth)[0] == -math.inf
         return
     value, tree = D.decode_best(pb.S, pb.arities, pb.max_depth)
     assert close(value, best)
@@ -218,7 +220,7 @@ def test_decode_kbest_size_bound_matches_brute_force(pb, k, max_size):
 def test_decode_mbr_minimises_the_expected_hamming_loss(pb):
     """With every tree in its list, decode_mbr attains the brute-force minimum of
     E[Delta(T, T*)] under p(T*) proportional to exp(score(T*))."""
-    from superpos.tree import hamming_loss
+    from superpos.core.tree import hamming_loss
 
     ranking = [(s, np.array(t)) for s, t in brute_force(pb) if s > -math.inf]
     assume(0 < len(ranking) <= 40)
@@ -262,12 +264,12 @@ def seed_problems(draw):
 
 @SETTINGS
 @given(seed_problems())
-# _reference.seed_decode_reference computes -inf + inf (harmless) when best is -inf
+# twins.seed_decode_reference computes -inf + inf (harmless) when best is -inf
 @pytest.mark.filterwarnings("ignore:invalid value encountered in scalar add:RuntimeWarning")
 def test_decode_seed_matches_reference_and_tree_dp(problem):
     L, ar = problem
     H = len(ar)
-    ref = _reference.seed_decode_reference(L, ar)
+    ref = twins.seed_decode_reference(L, ar)
     if ref == -math.inf:
         with pytest.raises(SuperposError):
             D.decode_seed(L, ar)
@@ -289,7 +291,7 @@ def test_decode_seed_with_room_returns_the_full_tree(problem, max_nodes):
     """max_nodes >= the tree's size changes nothing. (The other side, trees too big for
     max_nodes, runs in a subprocess below: see test_decode_seed_too_big_is_an_error.)"""
     L, ar = problem
-    assume(_reference.seed_decode_reference(L, ar) > -math.inf)
+    assume(twins.seed_decode_reference(L, ar) > -math.inf)
     _, full = D.decode_seed(L, ar)
     assume(full.size <= max_nodes)
     _, tree = D.decode_seed(L, ar, max_nodes=max_nodes)
@@ -314,7 +316,7 @@ def test_decode_seed_example():
 _ISOLATED_PRELUDE = """
 import numpy as np
 from superpos import SuperposError
-from superpos import decode as D
+from superpos.structure import decode as D
 
 def expect_error(desc, f):
     try:

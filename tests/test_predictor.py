@@ -4,7 +4,7 @@ import sympy
 from sklearn.linear_model import LogisticRegression
 
 from superpos import Basis, StructurePredictor, SuperposError, generate_corpus
-from superpos.tree import is_admissible, tree_depth
+from superpos.core.tree import is_admissible, tree_depth
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_save_load_same_predictions(fitted, corpora, tmp_path):
 def test_exported_gbt_matches_sklearn(corpora):
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from superpos.edges import ExportedGBT
+    from superpos.structure.export import ExportedGBT
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 5))
@@ -118,7 +118,7 @@ def test_exported_mlp_matches_sklearn():
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from superpos.edges import ExportedMLP
+    from superpos.structure.export import ExportedMLP
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(300, 6)) * 5 + 2
@@ -157,7 +157,7 @@ def test_parameters_follow_scikit_learn_without_importing_it():
     assert get_tags(DatasetFeatures()).transformer_tags is not None
     assert get_tags(FrozenEstimator(p)).estimator_type is None
     # the command line's predict path starts without scikit-learn (about 0.9 s of imports)
-    code = ("import sys, superpos.cli, superpos.formula, superpos.io; "
+    code = ("import sys, superpos.cli, superpos.symreg.pipeline, superpos.datasets.reader; "
             "sys.exit(any(m.split('.')[0] in ('sklearn', 'scipy') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
@@ -168,9 +168,10 @@ def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora, m
     the most likely trees; bad settings fail before any work; failures count as the tree c."""
     import sympy as sp
 
-    import superpos.formula
-    from superpos.evaluate import _fitted_skeleton, structure_metrics
-    from superpos.tree import from_sympy
+    import superpos.symreg.pipeline
+    from superpos.structure.metrics import _fitted_skeleton, structure_metrics
+    from superpos.core.symbolic import from_sympy
+    from superpos.symreg.settings import FormulaSettings
 
     small = corpora[1].subset(slice(0, 30))
     ml = structure_metrics(fitted, small, k=5)
@@ -182,7 +183,7 @@ def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora, m
     x1 = sp.Symbol("x1")
     for truth in (x1 - 1.5, 2.5 * x1 + 0.7):
         y = np.asarray(sp.lambdify(x1, truth)(X[:, 0]), dtype=float)
-        assert np.array_equal(_fitted_skeleton(fitted, X, y, dict(top_k=50, random_state=0)), from_sympy(truth, b)[0])
+        assert np.array_equal(_fitted_skeleton(fitted, X, y, FormulaSettings(top_k=50, random_state=0)), from_sympy(truth, b)[0])
     for bad in (dict(top_k=0), dict(search_rounds=-1), dict(topk=5)):
         with pytest.raises(SuperposError):
             structure_metrics(fitted, small, decision="fit", fit_options=bad)
@@ -192,5 +193,5 @@ def test_fit_decision_is_the_canonical_skeleton_predict_finds(fitted, corpora, m
     def fail(*args, **kwargs):
         raise SuperposError("the model proposed no formula over this data's variables")
 
-    monkeypatch.setattr(superpos.formula, "find_formula", fail)
-    assert _fitted_skeleton(fitted, X, X[:, 0], {}).tolist() == [b.constant]
+    monkeypatch.setattr(superpos.symreg.pipeline, "find_formula", fail)
+    assert _fitted_skeleton(fitted, X, X[:, 0], FormulaSettings()).tolist() == [b.constant]

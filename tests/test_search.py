@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from superpos import Basis, SuperposRegressor
-from superpos.corpus import sample_tree
-from superpos.decode import edge_rows, score_tree
-from superpos.search import depths_and_scores, neighbours
-from superpos.tree import edge_contexts, from_string, is_admissible, tree_depth
+from superpos.structure.prior import sample_tree
+from superpos.structure.decode import edge_rows, score_tree
+from superpos.symreg.search import depths_and_scores, neighbours
+from superpos.core.tree import edge_contexts, from_string, is_admissible, tree_depth
 
 B2 = Basis.default(2)
 

@@ -140,7 +140,7 @@ def test_frank_wolfe_compiled_table_path_equals_oracle_path():
 def test_learners_fit_separable_trees(name):
     """TreeModel: each data set's feature vector names its tree (one-hot): every learner
     recovers every tree exactly."""
-    from superpos.basis import Basis
+    from superpos.core.basis import Basis
     from superpos.ssvm import TreeModel
 
     ar = Basis(["add", "sin", "x1", "c"]).arities

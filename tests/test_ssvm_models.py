@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from superpos import SuperposError, _kernels, _reference
-from superpos.basis import Basis
+import twins
+from superpos import SuperposError, _kernels
+from superpos.core.basis import Basis
 from superpos.ssvm import ChainModel, MulticlassModel, TreeModel, check_structured_model
 from superpos.ssvm.learners._qp import WorkingSet, solve_simplex_qp
 
@@ -58,7 +59,7 @@ def test_tree_joint_feature_matches_score_tensor():
     w = rng.normal(size=m.size_joint_feature)
     for x, y in zip(X, Y):
         S = m.score_tensor(x, w)
-        assert np.isclose(w @ m.joint_feature(x, y), _reference.score_tree_reference(S, ar, list(y)))
+        assert np.isclose(w @ m.joint_feature(x, y), twins.score_tree_reference(S, ar, list(y)))
 
 
 def test_tree_model_rejects_deep_trees():
@@ -75,7 +76,7 @@ def test_chain_viterbi_kernel_vs_reference_and_brute_force():
         U = np.round(rng.normal(size=(T, K)), int(rng.integers(0, 2)))  # rounded: ties
         P = np.round(rng.normal(size=(K, K)), int(rng.integers(0, 2)))
         v, lab = _kernels.chain_viterbi(U, P)
-        vr, labr = _reference.chain_viterbi_reference(U.tolist(), P.tolist())
+        vr, labr = twins.chain_viterbi_reference(U.tolist(), P.tolist())
         assert np.isclose(v, vr) and list(lab) == labr
         best = max(sum(U[t, y[t]] for t in range(T)) + sum(P[y[t - 1], y[t]] for t in range(1, T))
                    for y in itertools.product(range(K), repeat=T))
@@ -116,7 +117,7 @@ def test_simplex_qp_vs_scipy_and_reference(seed):
         assert alpha[group == g].sum() <= C * (1 + 1e-12)
     val = b @ alpha - 0.5 * alpha @ K @ alpha
     assert val >= _scipy_qp(K, b, group, C) - 1e-7
-    ref, steps_ref = _reference.simplex_qp_reference(K.tolist(), b.tolist(), group.tolist(), int(group.max()) + 1,
+    ref, steps_ref = twins.simplex_qp_reference(K.tolist(), b.tolist(), group.tolist(), int(group.max()) + 1,
                                                      C, [0.0] * m, 1e-12, 200_000)
     assert steps == steps_ref and np.allclose(alpha, ref, atol=1e-12)
 
@@ -153,7 +154,7 @@ def test_bcfw_table_pass_kernel_vs_reference():
         order = rng.permutation(n)
         dL, k = _kernels.bcfw_table_pass(P.indptr.astype(np.int64), P.indices.astype(np.int64), P.data, offsets,
                                          true_rows, losses, w, alpha, Ln, q, C, order, B, k)
-        rw, rWn, rLn, ravg, rdL, k_ref = _reference.bcfw_table_pass_reference(rows, offsets, true_rows, losses, rw,
+        rw, rWn, rLn, ravg, rdL, k_ref = twins.bcfw_table_pass_reference(rows, offsets, true_rows, losses, rw,
                                                                               rWn, rLn, C, order, ravg, k_ref)
         assert np.isclose(dL, rdL) and k == k_ref
         assert np.allclose(w, rw) and np.allclose(Ln, rLn)

@@ -1,11 +1,14 @@
-"""Every numba kernel of superpos, on plain arrays, kept together in this package.
+"""Every numba kernel of superpos, on plain arrays, grouped by concept.
 
-``tree``: the tree DP, k-best and the seed's iteration; ``ensemble``: an exported
+``tree``: the tree DP, k-best, the seed's iteration, tree scores and edge rows;
+``program``: skeletons as prefix programs (evaluation, linear constants, the normalised
+error); ``fit``: constant fitting of many skeletons; ``ensemble``: an exported
 gradient-boosted classifier; ``ssvm``: chain Viterbi, the dual QP and the Frank-Wolfe pass.
-Reference twins in plain Python live in ``superpos/_reference.py``.
+Their plain-Python and numpy twins live in ``tests/twins.py`` and ``tests/twins_fit.py``.
 """
 from .ensemble import gbt_raw_scores
-from .ssvm import chain_viterbi, chain_viterbi_batch, simplex_qp, bcfw_table_pass
-from .tree import NEG_INF, edge_rows_batch, tree_dp, tree_dp_batch, _merge_children, _combine, tree_kbest, seed_decode, tree_scores
+from .ssvm import bcfw_table_pass, chain_viterbi, chain_viterbi_batch, simplex_qp
+from .tree import NEG_INF, edge_rows_batch, seed_decode, tree_dp, tree_dp_batch, tree_kbest, tree_scores
 
-__all__ = ['NEG_INF', 'edge_rows_batch', 'tree_dp', 'tree_dp_batch', '_merge_children', '_combine', 'tree_kbest', 'seed_decode', 'tree_scores', 'gbt_raw_scores', 'chain_viterbi', 'chain_viterbi_batch', 'simplex_qp', 'bcfw_table_pass']
+__all__ = ["NEG_INF", "edge_rows_batch", "tree_dp", "tree_dp_batch", "tree_kbest", "seed_decode", "tree_scores",
+           "gbt_raw_scores", "chain_viterbi", "chain_viterbi_batch", "simplex_qp", "bcfw_table_pass"]

@@ -6,7 +6,7 @@ parent has colour g. Any of the axes Dd, G and A may have length 1, meaning the 
 does not depend on it (broadcast). Colour 0 is the root h0 and is never a child; the
 grandparent of depth-1 and depth-2 nodes is colour 0.
 
-Reference twins in plain Python live in ``superpos/_reference.py``; tests compare
+Reference twins in plain Python live in ``tests/twins.py``; tests compare
 them with these kernels and with brute-force enumeration.
 """
 from __future__ import annotations

@@ -1,42 +1,23 @@
-"""Loaders for the data shipped with superpos (numpy archives, no pickle)."""
-from __future__ import annotations
+"""Data: reading a user's data set (``reader``), the shipped benchmark problems and the
+exact-recovery check (``problems``), and the shipped data sets (``ocr``).
 
-from pathlib import Path
+The public names are imported on first use, so that reading a CSV does not load
+scikit-learn."""
+from importlib import import_module
 
-import numpy as np
-from sklearn.utils import Bunch
+_WHERE = {"load_ocr_letters": "ocr", "data_dir": "ocr", "read_dataset": "reader", "load_problems": "problems",
+          "available_problem_sets": "problems", "is_exact_recovery": "problems", "Problem": "problems"}
 
-from ..exceptions import SuperposError
-
-__all__ = ["load_ocr_letters", "data_dir"]
-
-_OCR = "ocr_letters.npz"
+__all__ = sorted(_WHERE)
 
 
-def data_dir() -> Path:
-    """The folder with the shipped data: ``datasets/`` at the repository root (checkout),
-    else ``superpos/datasets/data/`` inside an installed package."""
-    for cand in (Path(__file__).resolve().parents[2] / "datasets", Path(__file__).resolve().parent / "data"):
-        if (cand / _OCR).is_file():
-            return cand
-    raise SuperposError(f"{_OCR} not found next to the package: reinstall superpos or run from a checkout")
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_ocr_letters(path=None) -> Bunch:
-    """Taskar's OCR letters (Taskar, Guestrin & Koller 2003): 6,877 words, 52,152 letters.
-
-    Returns a Bunch with ``X`` (list of (n_letters, 128) float64 arrays of 16x8 binary
-    pixels), ``y`` (list of int64 arrays, a=0 ... z=25), ``folds`` (Taskar's fold 0..9 per
-    word), ``words`` (the spelled words) and ``letters`` ("abc...z").
-    The first (capital) letter of each word is not in the data, as in the original.
-    """
-    p = Path(path) if path is not None else data_dir() / _OCR
-    with np.load(p, allow_pickle=False) as z:
-        pixels = np.unpackbits(z["images"], axis=1)[:, :128].astype(np.float64)
-        labels = z["labels"].astype(np.int64)
-        lengths = z["word_lengths"].astype(np.int64)
-        folds = z["folds"].astype(np.int64)
-        words = z["words"]
-    cuts = np.cumsum(lengths)[:-1]
-    return Bunch(X=np.split(pixels, cuts), y=np.split(labels, cuts), folds=folds, words=words,
-                 letters="abcdefghijklmnopqrstuvwxyz")
+def __dir__():
+    return __all__

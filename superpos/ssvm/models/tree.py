@@ -1,7 +1,7 @@
 """SSF tree model: structure prediction of superpositions as an S-SVM.
 
 x is a feature vector phi(data set) (F,); y is an admissible coloured tree (prefix array of
-colour ids, root h0 excluded; see :mod:`superpos.tree`). With the context
+colour ids, root h0 excluded; see :mod:`superpos.core.tree`). With the context
 "parent+position+depth" every edge falls in a slot s = (depth d, parent i, position p,
 child j) of the score tensor (D, 1, H, A, H) of :mod:`superpos._kernels.tree`, and
 
@@ -31,9 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _kernels
-from ..._reference import enumerate_trees
+from ...core.tree import edge_contexts, enumerate_trees, is_admissible
 from ...exceptions import SuperposError
-from ...tree import edge_contexts, is_admissible
 from ..base import StructuredModel
 
 __all__ = ["TreeModel"]

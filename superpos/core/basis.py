@@ -12,19 +12,19 @@ from typing import Callable, Iterable
 import numpy as np
 import sympy
 
-from .exceptions import SuperposError
+from ..exceptions import SuperposError
+from .numeric import DIV_EPS
 
-__all__ = ["BasisFunction", "Basis", "register_function", "available_functions"]
+__all__ = ["BasisFunction", "Basis", "register_function", "available_functions", "builtin_function"]
 
 ROOT = "h0"
 _CONSTANT = "c"
 _VARIABLE = re.compile(r"^x([1-9][0-9]*)$")
-_DIV_EPS = 1e-12
 
 
 def _safe_div(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.abs(b) > _DIV_EPS, a / np.where(b == 0, 1.0, b), np.nan)
+        return np.where(np.abs(b) > DIV_EPS, a / np.where(b == 0, 1.0, b), np.nan)
 
 
 def _safe_log(a):
@@ -97,6 +97,11 @@ _VARIABLE_WEIGHT = 2.5
 def available_functions() -> list[str]:
     """Names of every registered function (variables x1, x2, ... are always available)."""
     return list(_REGISTRY)
+
+
+def builtin_function(name: str) -> BasisFunction | None:
+    """The registered record called ``name`` (None when there is none)."""
+    return _REGISTRY.get(name)
 
 
 def _check_function(f: BasisFunction) -> None:

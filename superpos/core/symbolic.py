@@ -1,150 +1,28 @@
-"""Colored trees as flat prefix arrays of colour ids.
+"""Trees and sympy: rendering, reading back, canonical labels, and a safe formula parser.
 
-A tree is a 1-d integer array listing the colours of the formula's nodes in
-prefix (pre-order) order; the identity root h0 (colour 0) is implicit above
-the first node. ``add(x1, sin(x1))`` over the default basis is
-``[add, x1, sin, x1]``. Depth counts the nodes on the longest root-to-leaf path
-(a lone leaf has depth 1); size counts the nodes (h0 excluded).
+``to_sympy`` renders a prefix tree (protected functions render as they evaluate:
+log(Abs(u)), sqrt(Abs(u))); ``from_sympy`` writes an expression back as a tree over a
+basis; ``canonicalize`` repeats the round trip to a fixed point, so x + x and 2*x get one
+label; ``parse_formula`` reads a formula string against a whitelist, never evaluating it.
 """
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
 
+from ..exceptions import NotRepresentable, SuperposError
 from .basis import Basis
-from .exceptions import NotRepresentable, SuperposError
+from .tree import check_tree
 
-if TYPE_CHECKING:
-    import networkx
-
-__all__ = [
-    "is_admissible", "tree_depth", "tree_size", "edge_contexts", "evaluate", "to_sympy",
-    "from_sympy", "canonicalize", "to_networkx", "edge_vector", "hamming_loss", "to_string",
-    "from_string", "parse_formula",
-]
-
-
-def _as_tree(tree) -> np.ndarray:
-    return np.asarray(tree, dtype=np.int64).ravel()
-
-
-def is_admissible(tree, arities: np.ndarray) -> bool:
-    """True when every node has exactly arity(colour) children, leaves are zero-arity
-    and the root h0 does not reappear inside the tree."""
-    t = _as_tree(tree)
-    if t.size == 0 or np.any(t < 1) or np.any(t >= len(arities)):
-        return False
-    need = 1
-    for c in t:
-        if need == 0:
-            return False
-        need += arities[c] - 1
-    return need == 0
-
-
-def _check(tree, arities) -> np.ndarray:
-    t = _as_tree(tree)
-    if not is_admissible(t, arities):
-        raise SuperposError(f"not an admissible tree: {t.tolist()}")
-    return t
-
-
-def edge_contexts(tree, arities: np.ndarray) -> np.ndarray:
-    """One row per edge (the root edge included): (depth, grandparent, parent, position, child).
-
-    ``depth`` is the child's depth (1 under h0); the grandparent of a depth-1 or depth-2
-    node is h0 (colour 0).
-    """
-    t = _check(tree, arities)
-    rows = np.empty((t.size, 5), dtype=np.int64)
-    # stack of (colour, parent colour, depth, next child position)
-    stack = [[0, 0, 0, 0]]
-    for k, c in enumerate(t):
-        while stack[-1][3] >= arities[stack[-1][0]]:
-            stack.pop()
-        top = stack[-1]
-        rows[k] = (top[2] + 1, top[1], top[0], top[3], c)
-        top[3] += 1
-        stack.append([c, top[0], top[2] + 1, 0])
-    return rows
-
-
-def tree_depth(tree, arities: np.ndarray) -> int:
-    return int(edge_contexts(tree, arities)[:, 0].max())
-
-
-def tree_size(tree) -> int:
-    return int(_as_tree(tree).size)
-
-
-def edge_vector(tree, arities: np.ndarray) -> np.ndarray:
-    """Seed 003's binary vector y_ij = 1 when some edge goes from colour i to colour j
-    (dimension |H|^2, flattened row-major)."""
-    e = edge_contexts(tree, arities)
-    n = len(arities)
-    v = np.zeros(n * n, dtype=np.int8)
-    v[e[:, 2] * n + e[:, 4]] = 1
-    return v
-
-
-def hamming_loss(tree_a, tree_b, arities: np.ndarray) -> int:
-    """Delta(y, y') = sum_ij |y_ij - y'_ij| over the edge-indicator vectors."""
-    return int(np.sum(edge_vector(tree_a, arities) != edge_vector(tree_b, arities)))
-
-
-def _children(t: np.ndarray, arities: np.ndarray):
-    """For each node the list of its children's positions in ``t``."""
-    kids: list[list[int]] = [[] for _ in range(t.size)]
-    stack: list[int] = []
-    for k, c in enumerate(t):
-        if stack:
-            kids[stack[-1]].append(k)
-            while stack and len(kids[stack[-1]]) == arities[t[stack[-1]]]:
-                stack.pop()
-        if arities[c] > 0:
-            stack.append(k)
-    return kids
-
-
-def evaluate(tree, basis: Basis, X: np.ndarray, constants=None) -> np.ndarray:
-    """Evaluate the tree on points X (n, m) with numpy; ``constants`` fill the ``c``
-    leaves in prefix order. Domain errors give NaN or inf, never an exception."""
-    t = _check(tree, basis.arities)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim == 1:
-        X = X[:, None]
-    n = X.shape[0]
-    consts = [] if constants is None else [float(v) for v in np.ravel(constants)]
-    n_c = int(np.sum(t == basis.constant))
-    if len(consts) != n_c:
-        raise SuperposError(f"the tree has {n_c} constants but {len(consts)} values were given")
-    ci = n_c
-    stack: list[np.ndarray] = []
-    with np.errstate(all="ignore"):
-        for c in t[::-1]:
-            f = basis.functions[c]
-            if f.kind == "variable":
-                if f.index >= X.shape[1]:
-                    raise SuperposError(f"the formula uses {f.name} but the data has {X.shape[1]} variables")
-                stack.append(X[:, f.index])
-            elif f.kind == "number":
-                stack.append(np.full(n, f.value))
-            elif f.kind == "constant":
-                ci -= 1
-                stack.append(np.full(n, consts[ci]))
-            else:
-                args = [stack.pop() for _ in range(f.arity)]
-                stack.append(np.asarray(f.numpy(*args), dtype=np.float64))
-    return stack[0]
+__all__ = ["to_sympy", "from_sympy", "canonicalize", "parse_formula"]
 
 
 def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
     """Render the tree as a sympy expression; ``c`` leaves become ``constants`` (numbers)
     or, when None, the symbols c0, c1, ... in prefix order."""
-    t = _check(tree, basis.arities)
+    t = check_tree(tree, basis.arities)
     n_c = int(np.sum(t == basis.constant))
     if constants is None:
         consts = list(sympy.symbols(f"c0:{n_c}")) if n_c else []
@@ -167,24 +45,6 @@ def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
             args = [stack.pop() for _ in range(f.arity)]
             stack.append(f.sympy(*args))
     return stack[0]
-
-
-def to_string(tree, basis: Basis) -> str:
-    """Functional notation, e.g. ``add(x1, sin(x1))``."""
-    t = _check(tree, basis.arities)
-    stack: list[str] = []
-    for c in t[::-1]:
-        f = basis.functions[c]
-        args = [stack.pop() for _ in range(f.arity)]
-        stack.append(f"{f.name}({', '.join(args)})" if args else f.name)
-    return stack[0]
-
-
-def from_string(text: str, basis: Basis) -> np.ndarray:
-    """Inverse of :func:`to_string`."""
-    tokens = text.replace("(", " ( ").replace(")", " ) ").replace(",", " ").split()
-    out = [basis.index(tok) for tok in tokens if tok not in "()"]
-    return _check(out, basis.arities)
 
 
 # ---------------------------------------------------------------- sympy -> tree
@@ -371,7 +231,7 @@ def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
     """The canonical tree of a formula: rendered by sympy (which merges x + x into 2*x,
     folds constant subtrees into one number, orders commutative arguments) and read back,
     repeated until it no longer changes. Returns (tree, constants)."""
-    t = _check(tree, basis.arities)
+    t = check_tree(tree, basis.arities)
     n_c = int(np.sum(t == basis.constant))
     if constants is None:
         constants = [1.2345 + 0.1 * k for k in range(n_c)]
@@ -383,23 +243,3 @@ def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
     raise NotRepresentable("the formula has no stable canonical tree")
 
 
-def to_networkx(tree, basis: Basis, edge_probabilities=None) -> networkx.DiGraph:
-    """Directed graph with node 0 = h0 and node k + 1 = tree[k]; node attributes
-    ``colour`` (id) and ``name``, edge attribute ``position`` (argument index) and,
-    when given, ``probability`` (one value per node, the probability of its incoming edge)."""
-    t = _check(tree, basis.arities)
-    import networkx as nx  # only here: keeps it out of the start-up of every command
-
-    g = nx.DiGraph()
-    g.add_node(0, colour=0, name=basis.names[0])
-    for k, c in enumerate(t):
-        g.add_node(k + 1, colour=int(c), name=basis.names[c])
-    g.add_edge(0, 1, position=0)
-    for parent, kids in enumerate(_children(t, basis.arities)):
-        for p, child in enumerate(kids):
-            g.add_edge(parent + 1, child + 1, position=p)
-    if edge_probabilities is not None:
-        for k, pr in enumerate(np.ravel(edge_probabilities)):
-            (u,) = list(g.predecessors(k + 1))
-            g.edges[u, k + 1]["probability"] = float(pr)
-    return g

@@ -1,5 +1,5 @@
 """SuperposRegressor: a scikit-learn regressor that finds a formula for one data set
-(the work itself is :func:`superpos.formula.find_formula`)."""
+(the work itself is :func:`superpos.symreg.pipeline.find_formula`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,12 +7,13 @@ import sympy
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .basis import Basis
-from .constants import Skeleton
-from .exceptions import SuperposError
-from .formula import decode_candidates, default_model_path, find_formula, load_predictor
+from ..core.basis import Basis
+from ..core.tree import evaluate
+from ..exceptions import SuperposError
+from .pipeline import find_formula
+from .settings import FormulaSettings
 
-__all__ = ["SuperposRegressor", "decode_candidates", "default_model_path", "load_predictor"]
+__all__ = ["SuperposRegressor"]
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -31,11 +32,12 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         against 6 with 0 (README).
     search_rounds : rounds of local search after the decoder's candidates are fitted (0: none):
         each round fits every tree one edit away from the ``search_seeds`` best-fitting
-        candidates (:mod:`superpos.search`), which finds formulas the model ranks too low;
+        candidates (:mod:`superpos.symreg.search`), which finds formulas the model ranks too low;
         about 0.1-0.2 s per round.
     validation_fraction : share of the points held out to choose between skeletons
         (data sets of fewer than 8 points are fitted and scored on all points).
-    n_starts, max_iter : starts and iterations of the constant fit per skeleton.
+    n_starts, lm_iterations : Levenberg-Marquardt starts and iterations per start of the
+        constant fit of the best candidates (every candidate first gets a cheaper screen).
     simplify_seconds : wall-clock cap on ``sympy.simplify`` of the winner (0: skip).
     tie_rtol : validation errors within this relative distance of the best count as a tie;
         ties go to the simpler tree (nodes + free constants), then the more likely one.
@@ -49,7 +51,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     ----------
     expr_ : sympy expression with the fitted constants (symbols x1, x2, ...).
     tree_, constants_ : the winning prefix tree and its constants (what ``predict`` uses).
-    candidates_ : list of :class:`superpos.selection.Candidate`, best first: ``formula``,
+    candidates_ : list of :class:`superpos.symreg.candidates.Candidate`, best first: ``formula``,
         ``log_likelihood``, ``r2_validation``, ``size``, ``rank`` (decoder rank).
     n_features_in_ : number of input columns.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
@@ -57,7 +59,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
 
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
                  search_rounds: int = 0, search_seeds: int = 10,
-                 validation_fraction: float = 0.25, n_starts: int = 4, max_iter: int = 40,
+                 validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
                  simplify_seconds: float = 1.0, tie_rtol=0.05, random_state=None):
         self.predictor = predictor
         self.top_k = top_k
@@ -66,21 +68,19 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.search_seeds = search_seeds
         self.validation_fraction = validation_fraction
         self.n_starts = n_starts
-        self.max_iter = max_iter
+        self.lm_iterations = lm_iterations
         self.simplify_seconds = simplify_seconds
         self.tie_rtol = tie_rtol
         self.random_state = random_state
 
     def fit(self, X, y):
         """Find the formula; returns self."""
+        settings = FormulaSettings.from_options(**{k: v for k, v in self.get_params(deep=False).items()
+                                                   if k != "predictor"})
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
-        f = find_formula(X, y, self.predictor, top_k=self.top_k, candidate_bonus=self.candidate_bonus,
-                         search_rounds=self.search_rounds, search_seeds=self.search_seeds,
-                         validation_fraction=self.validation_fraction, n_starts=self.n_starts,
-                         max_iter=self.max_iter, simplify_seconds=self.simplify_seconds, tie_rtol=self.tie_rtol,
-                         random_state=self.random_state)
+        f = find_formula(X, y, self.predictor, settings)
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
         self.expr_, self.candidates_, self.timings_ = f.expr, f.candidates, f.timings
         return self
@@ -89,7 +89,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         """The formula's values at X (n, n_features_in_); NaN where it is undefined."""
         check_is_fitted(self, "expr_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return Skeleton(self.tree_, Basis(self.basis_names_)).evaluate(X, self.constants_)
+        return evaluate(self.tree_, Basis(self.basis_names_), X, self.constants_)
 
     def sympy(self) -> sympy.Expr:
         """The fitted formula as a sympy expression."""

@@ -1,4 +1,4 @@
-"""Constant fitting (variable projection + batched Levenberg-Marquardt) and selection."""
+"""Constant fitting (the compiled fitter against its numpy twin), candidates and selection."""
 from __future__ import annotations
 
 import warnings
@@ -8,11 +8,15 @@ import pytest
 import sympy
 
 from superpos import Basis, SuperposError
-from superpos.constants import Skeleton, fit_constants, nmse, r2, refine_constants, snap_constants
-from superpos.selection import (Candidate, fit_candidates, round_constants, selection_order, simplify_capped,
-                                skeleton_key, split_points, structural_key, unique_trees)
-from superpos.corpus import sample_tree
-from superpos.tree import evaluate, from_string
+from superpos.core.numeric import nmse, r2
+from superpos.core.tree import evaluate, from_string
+from superpos.structure.prior import sample_tree
+from superpos.symreg.candidates import Candidate, Points, fit_candidates, skeleton_key, structural_key, unique_trees
+from superpos.symreg.fitting import refit_constants, snap_constants
+from superpos.symreg.render import round_constants, simplify_capped
+from superpos.symreg.selection import selection_order
+from superpos.symreg.settings import FormulaSettings
+from twins_fit import Skeleton, fit_constants
 
 B1 = Basis.default(1)
 B2 = Basis.default(2)
@@ -128,27 +132,28 @@ def test_selection_prefers_lower_error_then_smaller_tree():
 def test_fit_candidates_split_and_all_points(X2):
     y = np.sin(2 * X2[:, 0])
     ranked = [(0, -1.0, tree("sin(mul(c, x1))")), (1, -2.0, tree("mul(c, x1)")), (2, -3.0, tree("log(sub(x1, x1))"))]
-    fit_idx, val_idx = split_points(30, 0.25, np.random.default_rng(0))
-    assert len(val_idx) == 8 and len(np.intersect1d(fit_idx, val_idx)) == 0
-    cands = fit_candidates(ranked, B2, X2, y, fit_idx, val_idx, random_state=0)
+    points = Points.split(X2, y, 0.25, np.random.default_rng(0))
+    assert points.n_validation == 8 and len(np.intersect1d(points.fit, points.val)) == 0
+    cands = fit_candidates(ranked, B2, points, FormulaSettings(), seed=0)
     best = cands[selection_order(cands)[0]]
     assert best.rank == 0 and best.r2_validation > 1 - 1e-12
     assert cands[2].nmse_validation == np.inf
     assert isinstance(best.formula, sympy.Expr)
-    small = split_points(6, 0.25, np.random.default_rng(0))
-    assert np.array_equal(small[0], small[1])
+    small = Points.split(X2[:6], y[:6], 0.25, np.random.default_rng(0))
+    assert np.array_equal(small.fit, small.val) and small.n_validation == 6
 
 
-def test_refine_and_snap(X2):
-    sk = Skeleton(tree("mul(c, sin(mul(c, x1)))"), B2)
+def test_refit_and_snap(X2):
+    t = tree("mul(c, sin(mul(c, x1)))")
     y = 2 * np.sin(0.5 * X2[:, 0])
-    res = refine_constants(sk, X2, y, [1.9, 0.52])
-    assert res.nmse < 1e-20
-    snapped = snap_constants(sk, X2, y, res.constants + 1e-9)
-    assert snapped.tolist() == [2.0, 0.5]
+    c = refit_constants(t, B2, X2, y, [1.9, 0.52], n_starts=1, max_iter=40, seed=0)
+    assert nmse(y, evaluate(t, B2, X2, c)) < 1e-20
+    assert snap_constants(t, B2, X2, y, c + 1e-9).tolist() == [2.0, 0.5]
     # far from a rational, or snapping hurts the fit: unchanged
     y2 = 2 * np.sin(0.5004 * X2[:, 0])
-    assert snap_constants(sk, X2, y2, [2.0, 0.5004]).tolist() == [2.0, 0.5004]
+    assert snap_constants(t, B2, X2, y2, [2.0, 0.5004]).tolist() == [2.0, 0.5004]
+    # a refit that cannot improve keeps what it was given
+    assert np.array_equal(refit_constants(t, B2, X2, y, [2.0, 0.5], 1, 0, 0), [2.0, 0.5])
 
 
 def test_round_constants_and_simplify():
@@ -172,7 +177,7 @@ def test_skeleton_rejects_bad_input():
 # ---------------------------------------------------- the compiled fitter and its twins
 
 def _program(trees, basis):
-    from superpos.batch_fit import _op_table
+    from superpos.symreg.fitting import _op_table
 
     op, arg, val = _op_table(basis)
     flat = np.concatenate(trees)
@@ -190,7 +195,7 @@ def _random_trees(basis, n, seed, max_depth=5):
 
 
 def test_compiled_linear_mask_equals_skeleton_linear():
-    from superpos._kernels.fit import linear_mask
+    from superpos._kernels.program import linear_mask
 
     trees = _random_trees(B2, 400, 1)
     ops, _, _, offsets, c_offsets = _program(trees, B2)
@@ -200,7 +205,7 @@ def test_compiled_linear_mask_equals_skeleton_linear():
 
 
 def test_compiled_evaluation_equals_tree_evaluate(X2):
-    from superpos._kernels.fit import eval_prefix
+    from superpos._kernels.program import eval_prefix
 
     rng = np.random.default_rng(2)
     X = np.ascontiguousarray(X2 * 3)
@@ -217,7 +222,7 @@ def test_compiled_evaluation_equals_tree_evaluate(X2):
 
 
 def test_fit_many_equals_fit_constants_one_by_one():
-    from superpos.batch_fit import fit_many
+    from superpos.symreg.fitting import fit_many
 
     rng = np.random.default_rng(3)
     X = rng.uniform(0.2, 3, (60, 1))
@@ -234,9 +239,11 @@ def test_fit_many_equals_fit_constants_one_by_one():
         assert nmse(y, Skeleton(t, B1).evaluate(X, c)) == pytest.approx(err, rel=1e-9, abs=1e-14)
 
 
-def test_fit_many_takes_the_numpy_path_for_registered_functions():
-    from superpos.basis import available_functions, register_function
-    from superpos.batch_fit import fit_many
+def test_fit_many_compiles_registered_functions_as_derived_columns():
+    """A registered function the kernel cannot evaluate is fitted through a derived input
+    column when its subtree holds no free constant; above a free constant it loses (inf)."""
+    from superpos.core.basis import available_functions, register_function
+    from superpos.symreg.fitting import fit_many
 
     if "tanh_fm" not in available_functions():
         register_function("tanh_fm", 1, np.tanh, sympy.tanh)
@@ -245,14 +252,17 @@ def test_fit_many_takes_the_numpy_path_for_registered_functions():
     y = 2.0 * np.tanh(X[:, 0]) + 0.5
     t_user = from_string("add(mul(c, tanh_fm(x1)), c)", b)
     t_plain = from_string("add(mul(c, sin(x1)), c)", b)
-    (c1, e1, _), (c2, e2, _) = fit_many([t_user, t_plain], b, X, y)
-    assert e1 < 1e-20 and np.allclose(c1, [2.0, 0.5])
+    t_inner = from_string("add(tanh_fm(mul(c, x1)), c)", b)
+    Xv = np.linspace(-1, 1, 9)[:, None]
+    (c1, e1, v1), (c2, e2, _), (c3, e3, v3) = fit_many([t_user, t_plain, t_inner], b, X, y, Xv, 2 * np.tanh(Xv[:, 0]) + 0.5)
+    assert e1 < 1e-20 and v1 < 1e-20 and np.allclose(c1, [2.0, 0.5])
     assert e2 == pytest.approx(fit_constants(Skeleton(t_plain, b), X, y).nmse, rel=1e-6)
+    assert e3 == v3 == np.inf and c3.shape == (2,) and np.isnan(c3).all()
 
 
 @pytest.mark.parametrize("bad", [[2, 1], [], [1, 1], [99]])
 def test_fit_many_refuses_what_is_not_a_tree(bad):
-    from superpos.batch_fit import fit_many
+    from superpos.symreg.fitting import fit_many
 
     b = Basis(["mul", "c", "x1"])  # h0 = 0, mul = 1, c = 2, x1 = 3
     with pytest.raises(SuperposError):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import SuperposError
-from .features import check_dataset
+from ..core.dataset import check_dataset
+from ..exceptions import SuperposError
 
 __all__ = ["read_dataset"]
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.symbolic import canonicalize
+from ..core.tree import hamming_loss
+from ..exceptions import NotRepresentable, SuperposError
 from .decode import decode_mbr
-from .exceptions import SuperposError
-from .tree import NotRepresentable, canonicalize, hamming_loss
 
 __all__ = ["structure_metrics", "SIZE_BUCKETS"]
 
@@ -33,11 +34,11 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
 
     - ``"ml"``: the most likely tree (theta and the DP alone);
     - ``"mbr"``: the tree of least expected Hamming loss under the model
-      (:func:`superpos.decode.decode_mbr`);
-    - ``"fit"``: the skeleton :func:`superpos.find_formula` picks after fitting the
+      (:func:`superpos.structure.decode.decode_mbr`);
+    - ``"fit"``: the skeleton :func:`superpos.symreg.pipeline.find_formula` picks after fitting the
       constants of the likely trees to the data (what ``superpos predict`` returns),
-      canonicalised with its fitted constants; ``fit_options`` go to ``find_formula``
-      (default ``random_state=0``).
+      canonicalised with its fitted constants; ``fit_options`` are its settings
+      (:class:`~superpos.symreg.settings.FormulaSettings`, default ``random_state=0``).
 
     Blocks of data sets are decoded by ``n_jobs`` joblib workers (results do not depend on
     it); ``progress(done, total)`` is called after each block."""
@@ -70,7 +71,7 @@ def structure_metrics(predictor, corpus, k: int = 10, buckets=SIZE_BUCKETS, prog
 
 def _decide_block(predictor, phi, datasets, k, decision, fit_options) -> list:
     """[(top-1 tree, the k most likely [(score, tree)])] for a block of data sets."""
-    L = predictor._log_theta_phi(phi)
+    L = predictor.log_theta_from_features(phi)
     out = []
     for b in range(L.shape[0]):
         ranked = predictor.decode(L[b], k)
@@ -83,34 +84,23 @@ def _decide_block(predictor, phi, datasets, k, decision, fit_options) -> list:
     return out
 
 
-def _fit_options(options: dict | None) -> dict:
-    """find_formula's keyword settings for decision="fit", checked once before any work
-    (a bad setting is an error, not a corpus of failed predictions)."""
-    import inspect
+def _fit_options(options: dict | None):
+    """find_formula's settings for decision="fit", checked once before any work (a bad
+    setting is an error, not a corpus of failed predictions); ``random_state`` defaults to 0."""
+    from ..symreg.settings import FormulaSettings
 
-    from .formula import check_settings, find_formula
-
-    defaults = {name: p.default for name, p in inspect.signature(find_formula).parameters.items()
-                if p.kind is p.KEYWORD_ONLY}
-    options = {"random_state": 0, **(options or {})}
-    unknown = sorted(set(options) - set(defaults))
-    if unknown:
-        raise SuperposError(f"unknown find_formula setting(s) {', '.join(unknown)}; choose from {', '.join(defaults)}")
-    s = {**defaults, **options}
-    check_settings(s["top_k"], s["validation_fraction"], s["search_rounds"], s["search_seeds"], s["n_starts"],
-                   s["max_iter"], s["tie_rtol"])
-    return options
+    return FormulaSettings.from_options(**{"random_state": 0, **(options or {})})
 
 
-def _fitted_skeleton(predictor, X, y, options: dict) -> np.ndarray:
+def _fitted_skeleton(predictor, X, y, settings) -> np.ndarray:
     """The canonical tree of the formula find_formula returns for (X, y), with its fitted
     constants (their signs and values shape the canonical tree, as in the corpus); a data
     set it cannot solve counts as a one-leaf tree (c)."""
-    from .formula import find_formula
+    from ..symreg.pipeline import find_formula
 
     basis = predictor.basis_
     try:
-        f = find_formula(X, y, predictor, **options)
+        f = find_formula(X, y, predictor, settings)
     except SuperposError:
         leaf = basis.constant if basis.constant >= 0 else int(basis.leaves[0])
         return np.array([leaf], dtype=np.int64)

@@ -1,4 +1,5 @@
-"""Constant fitting for formula skeletons (choosing between skeletons: ``selection.py``).
+"""The numpy twin of the compiled constant fitter (``superpos._kernels.fit``), the oracle the
+tests compare :func:`superpos.symreg.fitting.fit_many` with.
 
 A skeleton is a prefix tree whose ``c`` leaves (``basis.constant``) are free constants
 c0, c1, ... in prefix order. :class:`Skeleton` compiles one tree once: constant-free
@@ -20,33 +21,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from .basis import Basis
-from .exceptions import SuperposError
-from .tree import _check, _children, to_string, to_sympy
+from superpos.core.basis import Basis
+from superpos.core.numeric import MAX_CONSTANT, error_scale
+from superpos.core.symbolic import to_sympy
+from superpos.core.tree import check_tree, children, to_string
+from superpos.exceptions import SuperposError
+from superpos.symreg.fitting import start_points
 
-__all__ = ["Skeleton", "FitResult", "fit_constants", "refine_constants", "snap_constants", "nmse", "r2"]
+__all__ = ["Skeleton", "FitResult", "fit_constants"]
 
 _LINEAR_PARENTS = ("add", "sub", "neg")
-_MAX_ABS = 1e150
-
-
-def nmse(y: np.ndarray, pred: np.ndarray) -> float:
-    """Mean squared error over the variance of y (1 for a constant predictor at the mean,
-    inf when pred is not finite). A constant y uses its mean square instead (or 1)."""
-    pred = np.asarray(pred, dtype=np.float64)
-    if pred.shape != y.shape or not np.all(np.isfinite(pred)):
-        return np.inf
-    var = float(np.var(y))
-    if var <= 1e-300:
-        var = max(float(np.mean(y * y)), 1.0)
-    with np.errstate(all="ignore"):
-        out = float(np.mean((y - pred) ** 2)) / var
-    return out if np.isfinite(out) else np.inf
-
-
-def r2(y: np.ndarray, pred: np.ndarray) -> float:
-    """Coefficient of determination 1 - NMSE (-inf for non-finite predictions)."""
-    return 1.0 - nmse(np.asarray(y, dtype=np.float64), pred)
 
 
 class Skeleton:
@@ -58,13 +42,13 @@ class Skeleton:
     """
 
     def __init__(self, tree, basis: Basis):
-        t = _check(tree, basis.arities)
+        t = check_tree(tree, basis.arities)
         self.tree = t
         self.basis = basis
         self.size = int(t.size)
         funcs = basis.functions
         n = t.size
-        kids = _children(t, basis.arities)
+        kids = children(t, basis.arities)
         parent = np.full(n, -1, dtype=np.int64)
         for k, ks in enumerate(kids):
             parent[ks] = k
@@ -224,8 +208,7 @@ class _Problem:
         self.lin = np.flatnonzero(sk.linear)
         self.nl = np.flatnonzero(~sk.linear)
         self.n_eval = 0
-        var = float(np.var(y))
-        self.scale = var if var > 1e-300 else max(float(np.mean(y * y)), 1.0)
+        self.scale = error_scale(y)
 
     def project(self, b: np.ndarray):
         """b (S, K_nl) -> (full constants (S, K), predictions (S, n))."""
@@ -256,13 +239,8 @@ class _Problem:
 
 
 def _starts(n_nl: int, n_starts: int, rng: np.random.Generator, init=None) -> np.ndarray:
-    base = [np.ones(n_nl), -np.ones(n_nl), np.full(n_nl, 0.5), np.full(n_nl, 2.0)]
-    rows = base[:max(1, n_starts)]
-    if init is not None:
-        rows = [np.asarray(init, dtype=np.float64)] + rows
-    while len(rows) < n_starts + (init is not None):
-        rows.append(rng.uniform(-3.0, 3.0, n_nl))
-    return np.array(rows).reshape(len(rows), n_nl)
+    rows = start_points(n_nl, n_starts, rng)
+    return rows if init is None else np.vstack([np.asarray(init, dtype=np.float64).reshape(1, n_nl), rows])
 
 
 def fit_constants(skeleton: Skeleton, X, y, n_starts: int = 4, max_iter: int = 40, init=None,
@@ -324,8 +302,8 @@ def fit_constants(skeleton: Skeleton, X, y, n_starts: int = 4, max_iter: int = 4
                     step = np.stack([np.linalg.lstsq(M[s], g[s], rcond=None)[0] for s in range(ia.size)])
         step = np.where(np.isfinite(step), step, 0.0)
         bn = ba + step
-        if np.abs(bn).max() > _MAX_ABS:
-            bn = np.clip(bn, -_MAX_ABS, _MAX_ABS)
+        if np.abs(bn).max() > MAX_CONSTANT:
+            bn = np.clip(bn, -MAX_CONSTANT, MAX_CONSTANT)
         fn, pn = pb.project(bn)
         cn = pb.cost(pn)
         better = cn < cost[ia]
@@ -342,66 +320,3 @@ def fit_constants(skeleton: Skeleton, X, y, n_starts: int = 4, max_iter: int = 4
             break
     best = int(np.argmin(cost))
     return FitResult(full[best].copy(), float(cost[best]), pb.n_eval, pred[best].copy())
-
-
-# ----------------------------------------------------------------- sympy helpers
-
-def refine_constants(skeleton: Skeleton, X, y, constants, max_nfev: int = 200) -> FitResult:
-    """Polish constants on all points with scipy.optimize.least_squares (Levenberg-Marquardt
-    on the full residual, falling back to trust-region reflective); keeps the input when
-    that is not better."""
-    from scipy.optimize import least_squares
-
-    y = np.asarray(y, dtype=np.float64).ravel()
-    f = skeleton.bind(X)
-    c0 = np.asarray(constants, dtype=np.float64)
-    base = nmse(y, np.array(f(c0[None])[0]))
-    if skeleton.n_constants == 0 or not np.all(np.isfinite(c0)):
-        return FitResult(c0, base)
-
-    def resid(c):
-        with np.errstate(all="ignore"):
-            r = np.array(f(c[None])[0]) - y
-        return np.where(np.isfinite(r), r, 1e150)
-
-    best_c, best = c0, base
-    method = "lm" if y.size >= c0.size else "trf"
-    try:
-        with np.errstate(all="ignore"):
-            sol = least_squares(resid, c0, method=method, max_nfev=max_nfev, xtol=1e-15, ftol=1e-15, gtol=1e-15)
-        e = nmse(y, np.array(f(sol.x[None])[0]))
-        if e < best:
-            best_c, best = sol.x, e
-    except Exception:  # noqa: BLE001 - a numerically hopeless start must not crash a fit
-        pass
-    return FitResult(np.asarray(best_c, dtype=np.float64), best)
-
-
-def snap_constants(skeleton: Skeleton, X, y, constants, max_denominator: int = 12,
-                   rtol: float = 1e-5) -> np.ndarray:
-    """Replace each constant by a nearby small rational (within ``rtol``, relative; an
-    integer when the constant exceeds 10 in magnitude) when
-    the fit on (X, y) stays as good (normalised error grows by < 1e-10 or 0.1 %). On exact
-    data fitted constants are that close; on noisy data they rarely are, and stay."""
-    y = np.asarray(y, dtype=np.float64).ravel()
-    f = skeleton.bind(X)
-    c = np.asarray(constants, dtype=np.float64).copy()
-    cur = nmse(y, np.array(f(c[None])[0]))
-    if not np.isfinite(cur):
-        return c
-    from fractions import Fraction
-
-    for j in range(c.size):
-        v = c[j]
-        if not np.isfinite(v):
-            continue
-        # beyond 10 only integers: the grid of small fractions is too fine to mean anything
-        q = float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))
-        if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
-            continue
-        trial = c.copy()
-        trial[j] = q
-        e = nmse(y, np.array(f(trial[None])[0]))
-        if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
-            c = trial
-    return c

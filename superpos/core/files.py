@@ -9,12 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import SuperposError
+from ..exceptions import SuperposError
 
-__all__ = ["atomic_write_npz", "read_npz", "atomic_write_text"]
+__all__ = ["atomic_write", "atomic_write_npz", "atomic_write_text", "read_npz"]
 
 
-def _atomic(path, write) -> None:
+def atomic_write(path, write) -> None:
+    """Call ``write(fh)`` on a temporary file in ``path``'s folder, then rename it to ``path``:
+    readers see the old file or the whole new one, never a part."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -37,11 +39,11 @@ def _atomic(path, write) -> None:
 
 def atomic_write_npz(path, **arrays) -> None:
     """np.savez_compressed to a temporary file in the same folder, then rename."""
-    _atomic(path, lambda fh: np.savez_compressed(fh, **arrays))
+    atomic_write(path, lambda fh: np.savez_compressed(fh, **arrays))
 
 
 def atomic_write_text(path, text: str) -> None:
-    _atomic(path, lambda fh: fh.write(text.encode("utf-8")))
+    atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
 
 
 def read_npz(path, kind: str, version: int) -> tuple[dict, dict]:

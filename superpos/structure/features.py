@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-from ._params import ParamsMixin
-from .exceptions import SuperposError
+from ..core.dataset import check_dataset
+from ..core.params import ParamsMixin
+from ..exceptions import SuperposError
 
-__all__ = ["DatasetFeatures", "check_dataset", "write_features"]
+__all__ = ["DatasetFeatures", "write_features"]
 
 _OUTER = (  # inverse-like maps of y: a good linear fit of g(y) on x hints at the root function
     lambda y: np.log(np.abs(y) + 1e-12),
@@ -40,28 +41,15 @@ _TRANSFORMS = (
 )
 
 
+_N_FFT = 6
+_MIN_GRID = 2 * _N_FFT
+_MAX_GRID = 1024
+_MAX_VARIABLES = 64
+
+
 def slog(v):
     """Signed log: sign(v) log(1 + |v|), a scale-compressing map that keeps sign."""
     return np.sign(v) * np.log1p(np.abs(v))
-
-
-def check_dataset(X, y, min_points: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """Validate one data set; returns float64 arrays X (n, m), y (n,)."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).ravel()
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2 or X.shape[0] != y.shape[0]:
-        raise SuperposError(f"X must be (n, m) and y (n,) with the same n; got {X.shape} and {y.shape}")
-    if X.shape[0] < min_points:
-        raise SuperposError(f"a data set needs at least {min_points} points, got {X.shape[0]}")
-    if X.shape[1] < 1:
-        raise SuperposError("the data set has no input variable")
-    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
-        raise SuperposError("the data contain NaN or infinite values; remove those rows")
-    if np.max(np.abs(y)) > 1e300 or np.max(np.abs(X)) > 1e300:
-        raise SuperposError("the data contain values beyond 1e300; rescale them")
-    return X, y
 
 
 def _r2_score_fit(A, y, yc_ss):
@@ -109,7 +97,8 @@ class DatasetFeatures(ParamsMixin):
         self.n_jobs = n_jobs
 
     def fit(self, datasets=None, y=None):
-        self.n_features_out_ = len(self._names())
+        self._check_params()
+        self.n_features_out_ = len(self.feature_names())
         return self
 
     def fit_transform(self, datasets, y=None) -> np.ndarray:
@@ -122,14 +111,26 @@ class DatasetFeatures(ParamsMixin):
         tags.transformer_tags = TransformerTags()
         return tags
 
-    def _names(self) -> list[str]:
+    def _check_params(self) -> None:
+        if not (isinstance(self.n_grid, (int, np.integer)) and _MIN_GRID <= self.n_grid <= _MAX_GRID):
+            raise SuperposError(f"n_grid must be an integer in [{_MIN_GRID}, {_MAX_GRID}] (the curve's "
+                                f"{_N_FFT} Fourier magnitudes need {_MIN_GRID} points), got {self.n_grid!r}")
+        if not (isinstance(self.max_variables, (int, np.integer)) and 1 <= self.max_variables <= _MAX_VARIABLES):
+            raise SuperposError(f"max_variables must be an integer in [1, {_MAX_VARIABLES}], got {self.max_variables!r}")
+
+    def _variable_names(self) -> list[str]:
+        """The names of one variable's block: the one definition of its width."""
         g = self.n_grid
-        per = ([f"curve{k}" for k in range(g)] + [f"diff{k}" for k in range(g - 1)]
-               + [f"fft{k}" for k in range(6)] + [f"fit{k}" for k in range(len(_TRANSFORMS))]
-               + [f"poly{k}" for k in range(1, 5)] + [f"xplus{k}" for k in range(len(_TRANSFORMS) - 1)]
-               + [f"xtimes{k}" for k in range(len(_TRANSFORMS) - 1)] + [f"outer{k}" for k in range(2 * len(_OUTER))]
-               + ["lo", "hi", "y_lo", "y_hi", "y_0", "loglog_slope", "loglog_fit", "mono", "sign_changes",
-                  "curv_changes", "even", "odd"])
+        return ([f"curve{k}" for k in range(g)] + [f"diff{k}" for k in range(g - 1)]
+                + [f"fft{k}" for k in range(_N_FFT)] + [f"fit{k}" for k in range(len(_TRANSFORMS))]
+                + [f"poly{k}" for k in range(1, 5)] + [f"xplus{k}" for k in range(len(_TRANSFORMS) - 1)]
+                + [f"xtimes{k}" for k in range(len(_TRANSFORMS) - 1)] + [f"outer{k}" for k in range(2 * len(_OUTER))]
+                + ["lo", "hi", "y_lo", "y_hi", "y_0", "loglog_slope", "loglog_fit", "mono", "sign_changes",
+                   "curv_changes", "even", "odd"])
+
+    def feature_names(self) -> list[str]:
+        """Every column of phi, in order: per variable, then global, then per pair of variables."""
+        per = self._variable_names()
         names = [f"x{v + 1}_{n}" for v in range(self.max_variables) for n in per]
         glob = ["m", "log_n", "y_mean", "y_std", "y_min", "y_max", "y_med", "y_pos", "y_skew", "y_kurt",
                 "y_intlike", "y_logstd", "linear_all", "quad_all"]
@@ -138,11 +139,12 @@ class DatasetFeatures(ParamsMixin):
         return names + glob + pair
 
     def get_feature_names_out(self, input_features=None):
-        return np.array(self._names(), dtype=object)
+        return np.array(self.feature_names(), dtype=object)
 
     def transform(self, datasets, progress=None) -> np.ndarray:
         """phi of each data set, shape (len(datasets), n_features); ``progress(done, total)``
         is called after each block of 1,000 data sets."""
+        self._check_params()
         if hasattr(datasets, "datasets"):
             datasets = datasets.datasets
         datasets = list(datasets)
@@ -176,7 +178,7 @@ class DatasetFeatures(ParamsMixin):
         per_var = []
         for v in range(self.max_variables):
             per_var.append(self._variable_block(X[:, v], y, z, zss, m) if v < m else
-                           np.zeros(self._block_len()))
+                           np.zeros(len(self._variable_names())))
         zc = z - z.mean()
         skew = float(np.mean(zc**3))
         kurt = float(np.mean(zc**4))
@@ -198,9 +200,6 @@ class DatasetFeatures(ParamsMixin):
                     pair += [0.0, 0.0, 0.0]
         return np.concatenate([*per_var, np.asarray(glob, dtype=np.float64), np.asarray(pair, dtype=np.float64)])
 
-    def _block_len(self) -> int:
-        return 2 * self.n_grid - 1 + 6 + len(_TRANSFORMS) + 4 + 2 * (len(_TRANSFORMS) - 1) + 2 * len(_OUTER) + 12
-
     def _variable_block(self, x, y, z, zss, m) -> np.ndarray:
         n = x.size
         order = np.lexsort((z, x))
@@ -214,7 +213,7 @@ class DatasetFeatures(ParamsMixin):
         grid = np.linspace(lo, hi, self.n_grid)
         curve = np.interp(grid, xs, zs) if width > 0 else np.zeros(self.n_grid)
         diff = np.diff(curve)
-        fft = np.abs(np.fft.rfft(curve - curve.mean()))[1:7]
+        fft = np.abs(np.fft.rfft(curve - curve.mean()))[1:_N_FFT + 1]
         fft = fft / (np.linalg.norm(fft) + 1e-12)
         zu, _ = _unit_columns(z[:, None])
         zu = zu[:, 0]
@@ -276,12 +275,13 @@ def write_features(source, path, features: DatasetFeatures | None = None, progre
     from :func:`~superpos.corpus.write_corpus`; it is read one shard at a time and rows are
     appended to the file, so memory holds one shard and its features, not the corpus.
     ``progress(done, total)`` is called after each shard."""
+    from ..core.files import atomic_write
     from .corpus import Corpus, corpus_length, iter_corpus
-    from .persist import _atomic
 
     features = DatasetFeatures() if features is None else features
     n = len(source) if isinstance(source, Corpus) else corpus_length(source)
-    width = len(features._names())
+    features._check_params()
+    width = len(features.feature_names())
 
     def write(fh) -> None:
         np.lib.format.write_array_header_1_0(fh, {"descr": np.lib.format.dtype_to_descr(np.dtype("<f8")),
@@ -296,6 +296,6 @@ def write_features(source, path, features: DatasetFeatures | None = None, progre
         if done != n:
             raise SuperposError(f"{source}: the corpus holds {done} data sets, its manifest says {n}")
 
-    _atomic(path, write)
+    atomic_write(path, write)
     return np.load(path, mmap_mode="r")
 

@@ -13,26 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .basis import Basis
+from ..core.basis import Basis
+from ..core.tree import subtree_ends
+from .candidates import Candidate, Points, fit_candidates, structural_key
+from .selection import rank_candidates
+from .settings import FormulaSettings
 
-__all__ = ["neighbours", "depths_and_scores"]
-
-
-def _subtree_ends(tree: np.ndarray, arities: np.ndarray) -> np.ndarray:
-    """end[k]: one past the last node of the subtree rooted at k (prefix order)."""
-    end = np.empty(tree.size, dtype=np.int64)
-    stack: list[list[int]] = []
-    for k, c in enumerate(tree):
-        if arities[c]:
-            stack.append([k, int(arities[c])])
-            continue
-        end[k] = k + 1
-        while stack:
-            stack[-1][1] -= 1
-            if stack[-1][1]:
-                break
-            end[stack.pop()[0]] = k + 1
-    return end
+__all__ = ["neighbours", "depths_and_scores", "local_search"]
 
 
 def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list[np.ndarray]:
@@ -49,7 +36,7 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
     unary = by_arity.get(1, [])
     binary = [k for k in by_arity.get(2, []) if funcs[k].name in ("add", "sub", "mul", "div")]
     joiners = [k for k in by_arity.get(0, []) if funcs[k].kind in ("constant", "variable")]
-    end = _subtree_ends(t, ar)
+    end = subtree_ends(t, ar)
     out: list[np.ndarray] = []
     for k in range(t.size):
         head, sub, tail = t[:k], t[k:end[k]], t[end[k]:]
@@ -74,7 +61,7 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
 def depths_and_scores(S: np.ndarray, trees, arities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per tree: its depth and the sum of S (Dd, G, H, A, H) over its edges (depths beyond
     Dd use the last layer)."""
-    from .decode import edge_rows  # numba loads on first use, not at import
+    from ..structure.decode import edge_rows  # numba loads on first use, not at import
 
     if not trees:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
@@ -82,3 +69,35 @@ def depths_and_scores(S: np.ndarray, trees, arities: np.ndarray) -> tuple[np.nda
     Dd, G, _, A, _ = S.shape
     v = S[np.minimum(e[:, 0] - 1, Dd - 1), e[:, 1] if G > 1 else 0, e[:, 2], np.minimum(e[:, 3], A - 1), e[:, 4]]
     return np.maximum.reduceat(e[:, 0], offsets[:-1]), np.add.reduceat(v, offsets[:-1])
+
+
+def local_search(cands: list[Candidate], S: np.ndarray, basis: Basis, points: Points, settings: FormulaSettings,
+                 seed: int) -> list[Candidate]:
+    """``settings.search_rounds`` rounds: each fits every tree one edit away from the
+    ``settings.search_seeds`` best candidates (``cands`` come best first, and go back best
+    first). ``S`` scores the new trees' edges (their log-likelihood, for the tie rule). New
+    trees may be one level deeper than the deepest candidate."""
+    rtol = settings.tie_tolerance(points.n_validation)
+    n_variables = points.X.shape[1]
+    seen_raw: set = set()
+    seen = {structural_key(c.tree, basis) for c in cands}
+    max_depth = int(depths_and_scores(S, [c.tree for c in cands], basis.arities)[0].max()) + 1
+    for _ in range(settings.search_rounds):
+        new = []
+        for c in cands[:settings.search_seeds]:
+            for t in neighbours(c.tree, basis, n_variables):
+                raw = t.tobytes()
+                if raw in seen_raw:
+                    continue
+                seen_raw.add(raw)
+                key = structural_key(t, basis)
+                if key not in seen:
+                    seen.add(key)
+                    new.append(t)
+        depth, score = depths_and_scores(S, new, basis.arities)
+        keep = np.flatnonzero(depth <= max_depth)
+        if not keep.size:
+            break
+        ranked = [(len(cands) + r, float(score[j]), new[j]) for r, j in enumerate(keep)]
+        cands = rank_candidates(cands + fit_candidates(ranked, basis, points, settings, seed), rtol)
+    return cands

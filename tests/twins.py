@@ -1,13 +1,15 @@
-"""Plain-Python twins of the numba kernels, for tests and benchmarks.
+"""Plain-Python twins of the numba kernels of ``superpos._kernels`` (tree DP, tree scores,
+the seed's iteration, chain Viterbi, the dual QP, the Frank-Wolfe pass): the oracles the
+tests compare the kernels with (``benchmarks/decoder_throughput.py`` times the DP's twin).
 
 Same conventions as ``_kernels.tree``: S has shape (Dd, G, H, A, H), broadcast along axes
 of length 1; colour 0 is the root.
 """
 from __future__ import annotations
 
-import itertools
 import math
 
+from superpos.core.tree import enumerate_trees
 
 
 def _s(S, d, g, i, p, j):
@@ -46,34 +48,6 @@ def tree_dp_reference(S, arities, max_depth):
 
     v, t = best(0, 0, 0)
     return v, (None if t is None else t[1:])
-
-
-def enumerate_trees(arities, max_depth, max_nodes=10_000):
-    """Every admissible tree (prefix list, root excluded) of depth <= max_depth."""
-    H = len(arities)
-
-    def gen(depth):
-        for c in range(1, H):
-            a = int(arities[c])
-            if a == 0:
-                yield [c]
-            elif depth < max_depth:
-                for kids in itertools.product(list(gen_cached(depth + 1)), repeat=a):
-                    out = [c]
-                    for k in kids:
-                        out += k
-                    yield out
-
-    cache = {}
-
-    def gen_cached(depth):
-        if depth not in cache:
-            cache[depth] = list(gen(depth))
-            if len(cache[depth]) > max_nodes:
-                raise ValueError("too many trees to enumerate")
-        return cache[depth]
-
-    return gen_cached(1)
 
 
 def score_tree_reference(S, arities, tree):

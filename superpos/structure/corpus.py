@@ -1,10 +1,7 @@
-"""Corpus generator: random admissible trees and the data sets they produce.
-
-Trees are drawn top-down from a prior over the basis (each function's ``weight``,
-inner functions damped with depth), constants drawn at random, then the formula is
-canonicalised through sympy (x + x and 2*x become one label). Input points are drawn
-uniformly in a random range per variable. Non-finite, constant, huge and duplicate
-formulas (same values on fixed probe points) are rejected.
+"""The training corpus: (data set, canonical tree) pairs, generated from the prior of
+:mod:`.prior` in chunks of fixed seeds, kept in memory (:class:`Corpus`, ``.npz``) or
+streamed to a folder of shards. Duplicate formulas (same values on fixed probe points)
+and over-represented skeletons are dropped here, across chunks.
 """
 from __future__ import annotations
 
@@ -16,15 +13,14 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 
-from .basis import Basis
-from .exceptions import NotRepresentable, SuperposError
-from .tree import canonicalize, evaluate, tree_depth
+from ..core.basis import Basis
+from ..core.files import atomic_write_npz, atomic_write_text, read_npz
+from ..exceptions import SuperposError
+from .prior import draw_formulas
 
-__all__ = ["Corpus", "corpus_length", "generate_corpus", "iter_corpus", "sample_tree", "write_corpus"]
+__all__ = ["Corpus", "corpus_length", "generate_corpus", "iter_corpus", "write_corpus", "write_manifest"]
 
 CORPUS_FORMAT = 1
-_PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
-_MAX_ABS = 1e6
 _MANIFEST = "manifest.json"
 
 
@@ -100,8 +96,6 @@ class Corpus:
 
     def save(self, path) -> None:
         """Write an ``.npz`` (no pickle) atomically."""
-        from .persist import atomic_write_npz
-
         meta = {"format": "superpos-corpus", "version": CORPUS_FORMAT, "basis": self.basis.to_list(),
                 "max_depth": self.max_depth, "max_size": self.max_size}
         atomic_write_npz(path, meta=np.array(json.dumps(meta)), tree_flat=self.tree_flat,
@@ -135,8 +129,6 @@ class Corpus:
     @classmethod
     def load(cls, path) -> "Corpus":
         """Read a corpus ``.npz`` or a folder of shards written by :func:`write_corpus`."""
-        from .persist import read_npz
-
         if Path(path).is_dir():
             return cls.concatenate(iter_corpus(path))
 
@@ -159,89 +151,6 @@ class Corpus:
         if self.var_counts is None:
             return np.full(len(self), self.X_flat.shape[1], dtype=np.int64)
         return np.asarray(self.var_counts, dtype=np.int64)
-
-
-def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,
-                n_variables: int | None = None) -> np.ndarray:
-    """One random admissible tree: at depth d an inner function has weight
-    ``weight * depth_decay**(d - 1)``; at max_depth only leaves are drawn."""
-    ar = basis.arities
-    m = basis.n_variables if n_variables is None else n_variables
-    w = basis.weights.copy()
-    w[0] = 0.0
-    for k, f in enumerate(basis.functions):
-        if f.kind == "variable" and f.index >= m:
-            w[k] = 0.0
-    inner = ar > 0
-    out: list[int] = []
-    stack = [1]
-    while stack:
-        d = stack.pop()
-        p = w * np.where(inner, depth_decay ** (d - 1) if d < max_depth else 0.0, 1.0)
-        c = int(rng.choice(len(p), p=p / p.sum()))
-        out.append(c)
-        stack.extend([d + 1] * int(ar[c]))
-    return np.array(out, dtype=np.int64)
-
-
-def _sample_range(rng: np.random.Generator) -> tuple[float, float]:
-    u = rng.random()
-    if u < 0.4:
-        a = rng.uniform(1.0, 5.0)
-        return -a, a
-    if u < 0.8:
-        lo = rng.choice([0.0, 0.0, rng.uniform(0.0, 2.0)])
-        return lo, lo + rng.uniform(1.0, 8.0)
-    lo = rng.uniform(-6.0, 2.0)
-    return lo, lo + rng.uniform(1.0, 8.0)
-
-
-def _sample_constant(rng: np.random.Generator) -> float:
-    return float(np.round(rng.choice([-1.0, 1.0]) * rng.uniform(0.3, 3.0), 2))
-
-
-def _fingerprint(tree, consts, basis: Basis, m: int):
-    X = np.stack([np.roll(_PROBE, k) for k in range(m)], axis=1)
-    v = evaluate(tree, basis, X, consts)
-    with np.errstate(all="ignore"):
-        v = np.where(np.isfinite(v), v, 0.0)
-        return (np.round(v, 6) + 0.0).tobytes()  # + 0.0 folds -0.0 into 0.0
-
-
-def _generate_chunk(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,
-                    min_size):
-    basis = Basis(basis_names)
-    rng = np.random.default_rng(seed)
-    trees, consts, data, prints = [], [], [], []
-    tries = 0
-    while len(trees) < n and tries < 200 * n + 1000:
-        tries += 1
-        m = n_variables if isinstance(n_variables, int) else int(rng.integers(n_variables[0], n_variables[1] + 1))
-        raw = sample_tree(basis, rng, max_depth, depth_decay, m)
-        c = [_sample_constant(rng) for _ in range(int(np.sum(raw == basis.constant)))]
-        try:
-            t, cs = canonicalize(raw, basis, c)
-        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-            continue  # sympy's own limits on exotic expressions also reject the draw
-        cs = np.array([float(v) for v in cs], dtype=np.float64)
-        if not (min_size <= t.size <= max_size) or tree_depth(t, basis.arities) > max_depth:
-            continue
-        used = {basis.functions[k].index for k in t if basis.functions[k].kind == "variable"}
-        if not used:
-            continue
-        n_pts = n_points if isinstance(n_points, int) else int(rng.integers(n_points[0], n_points[1] + 1))
-        ranges = [_sample_range(rng) for _ in range(m)]
-        X = np.column_stack([rng.uniform(lo, hi, n_pts) for lo, hi in ranges])
-        y = evaluate(t, basis, X, cs)
-        if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > _MAX_ABS:
-            continue
-        if np.std(y) <= 1e-8 * (1.0 + np.mean(np.abs(y))):
-            continue
-        trees.append(t)
-        consts.append(cs)
-        data.append((X, y))
-        prints.append(_fingerprint(t, cs, basis, basis.n_variables))
-    return trees, consts, data, prints
 
 
 def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_depth: int = 5,
@@ -308,8 +217,6 @@ def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_
 def write_manifest(folder, basis: Basis, shards: list[dict], max_depth: int = 5, max_size: int = 12) -> None:
     """Write ``folder/manifest.json`` (atomically) listing ``shards`` ([{"file", "n"}, ...]),
     the file :meth:`Corpus.load` and :func:`iter_corpus` read a sharded corpus from."""
-    from .persist import atomic_write_text
-
     manifest = {"format": "superpos-corpus-shards", "version": CORPUS_FORMAT,
                 "n_formulas": sum(s["n"] for s in shards), "basis": basis.to_list(), "max_depth": max_depth,
                 "max_size": max_size, "shards": shards}
@@ -377,7 +284,7 @@ def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_si
     seeds = (ss.spawn(1)[0] for _ in range(budget))
     # chunks come back in seed order while the workers go on with the next ones
     chunks = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_generate_chunk)(names, s, chunk_size, max_depth, max_size, n_points, nv, depth_decay, min_size)
+        delayed(draw_formulas)(names, s, chunk_size, max_depth, max_size, n_points, nv, depth_decay, min_size)
         for s in seeds)
     for done, (t_, c_, d_, p_) in enumerate(chunks, start=1):
         for t, c, d, p in zip(t_, c_, d_, p_):

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import csv
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import sympy
 
-from .exceptions import SuperposError
-from .selection import round_constants, simplify_capped
-from .tree import parse_formula
+from ..core.symbolic import parse_formula
+from ..exceptions import SuperposError
+from ..symreg.render import round_constants, simplify_capped
 
-__all__ = ["Problem", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery"]
+__all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
+           "solve_problem"]
 
 _RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
 _VAR = re.compile(r"x([1-9][0-9]*)")
@@ -29,7 +31,7 @@ _VAR = re.compile(r"x([1-9][0-9]*)")
 def benchmark_folder() -> Path:
     """The shipped problem definitions, ``superpos/datasets/data/benchmarks`` (linked from
     ``datasets/benchmarks`` in the repository)."""
-    return Path(__file__).resolve().parent / "datasets" / "data" / "benchmarks"
+    return Path(__file__).resolve().parent / "data" / "benchmarks"
 
 
 def available_problem_sets(folder=None) -> list[str]:
@@ -154,3 +156,35 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
     if out == 0:
         return True
     return simplify_capped(sympy.expand_trig(out), seconds) == 0
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """One problem solved: ``exact`` recovery, ``r2`` on 1,000 fresh points, ``seconds`` of
+    :func:`~superpos.symreg.pipeline.find_formula`, and the ``formula`` (or why it failed)."""
+
+    name: str
+    exact: bool
+    r2: float
+    seconds: float
+    formula: str
+
+
+def solve_problem(predictor, problem: Problem, settings, seed: int = 0) -> Recovery:
+    """Sample ``problem`` (seed ``seed``), find its formula under ``settings`` (a
+    :class:`~superpos.symreg.settings.FormulaSettings`) and score it (fresh points: seed + 1)."""
+    from ..core.numeric import r2
+    from ..symreg.pipeline import find_formula
+
+    X, y = problem.sample(random_state=seed)
+    t = time.perf_counter()
+    try:
+        f = find_formula(X, y, predictor, settings)
+    except SuperposError as exc:
+        return Recovery(problem.name, False, float("nan"), time.perf_counter() - t, f"(failed: {exc})")
+    secs = time.perf_counter() - t
+    Xf, yf = problem.sample(random_state=seed + 1, fresh=True)
+    with np.errstate(all="ignore"):
+        score = r2(yf, f.predict(Xf))
+    exact = is_exact_recovery(f.expr, problem.formula, positive=problem.positive_variables)
+    return Recovery(problem.name, bool(exact), float(score), secs, str(f.expr))

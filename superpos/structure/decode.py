@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels
-from .exceptions import SuperposError
-from .tree import edge_contexts
+from .. import _kernels
+from ..core.tree import edge_contexts
+from ..exceptions import SuperposError
 
 __all__ = ["as_score_tensor", "decode_best", "decode_kbest", "decode_mbr", "decode_seed", "edge_rows", "score_tree"]
 

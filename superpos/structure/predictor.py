@@ -8,15 +8,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy
 
-from ._params import ParamsMixin
-from .basis import Basis
+from ..core.basis import Basis
+from ..core.dataset import check_dataset
+from ..core.files import atomic_write_npz, read_npz
+from ..core.params import ParamsMixin
+from ..core.symbolic import to_sympy
+from ..core.tree import edge_contexts
+from ..exceptions import SuperposError
+from .contexts import CONTEXTS, context_block, context_grid, tensor_shape, training_contexts
 from .decode import decode_best, decode_kbest, decode_seed, score_tree
-from .edges import (CONTEXTS, classifier_from_arrays, classifier_to_arrays, context_block, context_grid,
-                    export_classifier, tensor_shape, training_contexts)
-from .exceptions import SuperposError
-from .features import DatasetFeatures, check_dataset
-from .persist import atomic_write_npz, read_npz
-from .tree import edge_contexts, to_sympy
+from .export import classifier_from_arrays, classifier_to_arrays, export_classifier
+from .features import DatasetFeatures
 
 if TYPE_CHECKING:
     from .corpus import Corpus
@@ -155,7 +157,7 @@ class StructurePredictor(ParamsMixin):
 
     def _choose_size_bonus(self, phi: np.ndarray, trees, report) -> float:
         """The per-edge bonus with the highest exact match on held-out data (ties: smaller)."""
-        L = self._log_theta_phi(phi)
+        L = self.log_theta_from_features(phi)
         best, best_rate = 0.0, -1.0
         for step, bonus in enumerate(self._BONUS_GRID):
             report("size bonus", step, len(self._BONUS_GRID))
@@ -182,9 +184,10 @@ class StructurePredictor(ParamsMixin):
     def log_theta(self, datasets) -> np.ndarray:
         """log theta for a list of data sets: shape (B, Dd, G, H, A, H)."""
         self._check_fitted()
-        return self._log_theta_phi(self.features_.transform(list(datasets)))
+        return self.log_theta_from_features(self.features_.transform(list(datasets)))
 
-    def _log_theta_phi(self, phi: np.ndarray) -> np.ndarray:
+    def log_theta_from_features(self, phi: np.ndarray) -> np.ndarray:
+        """log theta for data sets already mapped by ``features_``: phi (B, F) -> (B, Dd, G, H, A, H)."""
         basis, mode = self.basis_, self.context
         key = (mode, self.max_depth_, len(basis))
         if getattr(self, "_grid_cache", (None,))[0] != key:
@@ -209,6 +212,16 @@ class StructurePredictor(ParamsMixin):
         out[:, d, g, i, p, :] = logp.reshape(B, C, H)
         out[..., 0] = -np.inf
         return out
+
+    def log_theta_for(self, X, y) -> np.ndarray:
+        """log theta for one data set (Dd, G, H, A, H), with the input variables the data does
+        not have (x_j, j > X.shape[1]) at -inf, so no decoded tree uses them."""
+        X, y = check_dataset(X, y)
+        L = self.log_theta([(X, y)])[0]
+        absent = [j for j, f in enumerate(self.basis_.functions) if f.kind == "variable" and f.index >= X.shape[1]]
+        if absent:
+            L[..., absent] = -np.inf
+        return L
 
     def predict_proba(self, X, y) -> np.ndarray:
         """theta(x) for one data set, shape (Dd, G, H, A, H): the probability of each child

@@ -1,0 +1,190 @@
+"""Formula skeletons as prefix programs on plain arrays: evaluation, the linear-constant
+analysis and the normalised error.
+
+A skeleton is a slice of ``ops`` / ``args`` / ``vals`` (prefix order, one entry per node):
+``ops`` is one of the OP_* codes below, ``args`` the input column (OP_VAR) or the
+constant slot (OP_CONST), ``vals`` the value of an OP_NUM leaf. :func:`eval_prefix` is the
+compiled counterpart of :func:`superpos.core.tree.evaluate` (tests compare them).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..core.numeric import DIV_EPS
+
+OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
+OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
+OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 8, 9, 10, 11, 12, 13, 14
+OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": OP_NEG, "sin": OP_SIN,
+            "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3}
+
+
+
+@njit(cache=True)
+def eval_prefix(ops, args, vals, X, c, stack, out):
+    """Values of one prefix program on the rows of X into ``out`` (n,); ``stack`` is
+    scratch of shape (>= nodes, n). Domain errors give NaN, overflow inf (as the basis's
+    numpy implementations)."""
+    n = X.shape[0]
+    top = 0
+    for k in range(ops.size - 1, -1, -1):
+        op = ops[k]
+        if op == OP_VAR:
+            col = args[k]
+            for r in range(n):
+                stack[top, r] = X[r, col]
+            top += 1
+        elif op == OP_CONST:
+            v = c[args[k]]
+            for r in range(n):
+                stack[top, r] = v
+            top += 1
+        elif op == OP_NUM:
+            v = vals[k]
+            for r in range(n):
+                stack[top, r] = v
+            top += 1
+        elif op <= OP_DIV:  # binary: the first argument is on top
+            a, b = top - 1, top - 2
+            for r in range(n):
+                u, w = stack[a, r], stack[b, r]
+                if op == OP_ADD:
+                    z = u + w
+                elif op == OP_SUB:
+                    z = u - w
+                elif op == OP_MUL:
+                    z = u * w
+                elif abs(w) > DIV_EPS:
+                    z = u / w
+                else:
+                    z = np.nan
+                stack[b, r] = z
+            top -= 1
+        else:
+            a = top - 1
+            for r in range(n):
+                u = stack[a, r]
+                if op == OP_NEG:
+                    z = -u
+                elif op == OP_SIN:
+                    z = np.sin(u)
+                elif op == OP_COS:
+                    z = np.cos(u)
+                elif op == OP_EXP:
+                    z = np.exp(u)
+                elif op == OP_LOG:
+                    z = np.log(abs(u)) if u != 0.0 else np.nan
+                elif op == OP_SQRT:
+                    z = np.sqrt(abs(u))
+                elif op == OP_POW2:
+                    z = u * u
+                else:
+                    z = u * u * u
+                stack[a, r] = z
+    for r in range(n):
+        out[r] = stack[0, r]
+
+
+@njit(cache=True)
+def error_scale(y):
+    """var(y), or for a constant y its mean square (at least 1): the normalised error's denominator."""
+    n = y.size
+    mean = 0.0
+    for r in range(n):
+        mean += y[r]
+    mean /= n
+    var, ms = 0.0, 0.0
+    for r in range(n):
+        var += (y[r] - mean) ** 2
+        ms += y[r] * y[r]
+    var /= n
+    return var if var > 1e-300 else max(ms / n, 1.0)
+
+
+@njit(cache=True)
+def nmse(y, pred):
+    """Mean squared error over :func:`error_scale`; inf when a prediction is not finite."""
+    s = 0.0
+    for r in range(y.size):
+        if not np.isfinite(pred[r]):
+            return np.inf
+        s += (y[r] - pred[r]) ** 2
+    out = s / y.size / error_scale(y)
+    return out if np.isfinite(out) else np.inf
+
+
+@njit(cache=True)
+def linear_mask(ops, offsets, c_offsets):
+    """For every constant of every skeleton: does it enter the formula linearly? Raises
+    ValueError for a slice that is not one complete prefix tree. The twin
+    of ``Skeleton._linear_constants`` in ``tests/twins_fit.py``: a constant is linear when
+    every ancestor is add, sub, neg, a mul (its other factor then joins the 'siblings') or
+    the numerator of a div (the denominator joins them), and no sibling subtree holds a
+    constant already marked linear."""
+    lin = np.zeros(c_offsets[-1], dtype=np.bool_)
+    for s in range(offsets.size - 1):
+        o = ops[offsets[s]:offsets[s + 1]]
+        n = o.size
+        parent = np.full(n, -1)
+        end = np.empty(n, dtype=np.int64)  # subtree of k is k..end[k]-1 in prefix order
+        slot = np.full(n, -1)
+        stack = np.empty(n, dtype=np.int64)
+        need = np.empty(n, dtype=np.int64)
+        top = 0
+        nc = 0
+        if n == 0:
+            raise ValueError("an empty tree")
+        for k in range(n):
+            if k and not top:
+                raise ValueError("a tree with nodes after its end")
+            if top:
+                parent[k] = stack[top - 1]
+            if o[k] == OP_CONST:
+                slot[k] = nc
+                nc += 1
+            a = 2 if OP_ADD <= o[k] <= OP_DIV else (1 if o[k] > OP_DIV else 0)
+            if a:
+                stack[top] = k
+                need[top] = a
+                top += 1
+            else:
+                end[k] = k + 1
+                while top:
+                    need[top - 1] -= 1
+                    if need[top - 1]:
+                        break
+                    end[stack[top - 1]] = k + 1
+                    top -= 1
+        if top:
+            raise ValueError("a tree whose last function lacks arguments")
+        c0 = c_offsets[s]
+        sib = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            if o[k] != OP_CONST:
+                continue
+            ok, u, ns = True, k, 0
+            while ok and parent[u] >= 0:
+                p = parent[u]
+                first = p + 1
+                second = end[first]
+                if o[p] == OP_ADD or o[p] == OP_SUB or o[p] == OP_NEG:
+                    pass
+                elif o[p] == OP_MUL:
+                    sib[ns] = second if u == first else first
+                    ns += 1
+                elif o[p] == OP_DIV and u == first:
+                    sib[ns] = second
+                    ns += 1
+                else:
+                    ok = False
+                u = p
+            if not ok:
+                continue
+            clash = False
+            for q in range(ns):
+                for v in range(sib[q], end[sib[q]]):
+                    if slot[v] >= 0 and lin[c0 + slot[v]]:
+                        clash = True
+            lin[c0 + slot[k]] = not clash
+    return lin

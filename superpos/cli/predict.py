@@ -1,0 +1,199 @@
+"""The ``predict`` command: one data set's formula, or one row per data set for a batch."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+import typer
+
+from ..exceptions import SuperposError
+from . import app, check_folder, fail
+from .progress import progress_bars
+
+
+def _rename(expr, names):
+    import sympy
+
+    subs = {s: sympy.Symbol(names[int(s.name[1:]) - 1], real=True) for s in expr.free_symbols
+            if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= len(names)}
+    return expr.xreplace(subs)
+
+
+@app.command()
+def predict(
+    data: List[str] = typer.Argument(..., help="CSV/TSV with a header row, .npz with X and y, or - for stdin; "
+                                         "several files or a folder give one row per data set"),
+    model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
+    target: Optional[str] = typer.Option(None, help="target column (default: the last)"),
+    fmt: str = typer.Option("text", "--format", help="text, latex or json"),
+    top_k: int = typer.Option(200, "--top-k", help="skeletons the data chooses between"),
+    search: int = typer.Option(2, "--search", help="rounds of local search around the best candidates "
+                                                  "(0: the decoder's candidates only, fastest)"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
+    seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
+    resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
+    jobs: int = typer.Option(1, "--jobs", help="batch: data sets solved in parallel"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
+) -> None:
+    """Find the formula behind a data set: structure from the model, constants from the data.
+
+    Example: superpos predict datasets/examples/example.csv --format json
+
+    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, r2, seconds, error; a .jsonl output gives JSON lines; rows are written as they finish)
+    """
+    from ..symreg.settings import FormulaSettings
+
+    try:
+        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
+    except SuperposError as exc:
+        fail(exc)
+    files = _expand_inputs(data)
+    if len(files) != 1 or Path(data[0]).is_dir():
+        _predict_batch(files, model, target, settings, output, resume, jobs, quiet)
+        return
+    import sympy
+
+    from ..core.files import atomic_write_text
+    from ..core.numeric import r2 as r2_score
+    from ..datasets.reader import read_dataset
+    from ..symreg.pipeline import find_formula
+
+    try:
+        if fmt not in ("text", "latex", "json"):
+            raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+        check_folder(output)
+        check_folder(plot)
+        X, y, names = read_dataset(files[0], target)
+        t = time.perf_counter()
+        predictor = str(model) if model else None
+        f = find_formula(X, y, predictor, settings)
+        seconds = time.perf_counter() - t
+        expr = _rename(f.expr, names)
+        with np.errstate(all="ignore"):
+            r2 = r2_score(y, f.predict(X))
+        if fmt == "json":
+            import json
+
+            cands = [{"formula": str(_rename(c.formula, names)), "r2": float(c.r2_validation),
+                      "loglik": float(c.log_likelihood)} for c in f.candidates[:20]]
+            text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": r2, "seconds": seconds,
+                               "candidates": cands}, indent=2) + "\n"
+        elif fmt == "latex":
+            text = sympy.latex(expr) + "\n"
+        else:
+            text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
+        if plot is not None:
+            from ..plot import plot_prediction
+
+            plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
+        if output is None:
+            typer.echo(text, nl=False)
+        else:
+            atomic_write_text(output, text)
+    except SuperposError as exc:
+        fail(exc)
+
+
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
+
+
+def _expand_inputs(data: List[str]) -> List[str]:
+    files: List[str] = []
+    for d in data:
+        p = Path(d)
+        if d != "-" and p.is_dir():
+            files += sorted(str(f) for f in p.iterdir() if f.suffix.lower() in _DATA_SUFFIXES and f.is_file())
+        else:
+            files.append(d)
+    return files
+
+
+def _done_files(output: Path, jsonl: bool) -> set:
+    import csv
+    import json
+
+    if not output.is_file():
+        return set()
+    with output.open(newline="") as fh:
+        if jsonl:
+            rows = []
+            for line in fh:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a line cut short by an interruption is redone
+            return {r.get("file") for r in rows if isinstance(r, dict) and r.get("formula")}
+        return {r["file"] for r in csv.DictReader(fh) if r.get("formula")}
+
+
+def _solve_file(predictor, f: str, target, settings) -> dict:
+    """One batch row: the formula for one data-set file, or the error that stopped it."""
+    from ..core.numeric import r2
+    from ..datasets.reader import read_dataset
+    from ..symreg.pipeline import find_formula
+
+    row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
+    t = time.perf_counter()
+    try:
+        X, y, names = read_dataset(f, target)
+        f = find_formula(X, y, predictor, settings)
+        with np.errstate(all="ignore"):
+            row.update(formula=str(_rename(f.expr, names)), r2=float(r2(y, f.predict(X))))
+    except SuperposError as exc:
+        row["error"] = str(exc)
+    row["seconds"] = round(time.perf_counter() - t, 4)
+    return row
+
+
+def _predict_batch(files, model, target, settings, output, resume, jobs, quiet) -> None:
+    """One row per data set, streamed in input order: an interrupted run keeps the rows it finished."""
+    import csv
+    import json
+
+    from joblib import Parallel, delayed
+
+    from ..structure.shipped import load_predictor
+
+    fields = ["file", "formula", "r2", "seconds", "error"]
+    try:
+        if resume and output is None:
+            raise SuperposError("--resume needs --output: the file of rows already done")
+        if jobs < 1:
+            raise SuperposError(f"--jobs must be at least 1, got {jobs}")
+        check_folder(output)
+        if "-" in files:
+            raise SuperposError("standard input (-) cannot be part of a batch")
+        predictor = load_predictor(str(model) if model else None)
+        jsonl = output is not None and output.suffix.lower() in (".jsonl", ".json")
+        done = _done_files(output, jsonl) if resume else set()
+    except SuperposError as exc:
+        fail(exc)
+    fh = sys.stdout if output is None else output.open("a" if resume else "w", newline="")
+    writer = None if jsonl else csv.DictWriter(fh, fieldnames=fields)
+    if writer is not None and (output is None or fh.tell() == 0):
+        writer.writeheader()
+    todo = [f for f in files if f not in done]
+    # workers get the model's path, not the model: each loads it once (load_predictor's cache)
+    source = str(model) if model else None
+    rows = Parallel(n_jobs=jobs, return_as="generator")(
+        delayed(_solve_file)(predictor if jobs == 1 else source, f, target, settings) for f in todo)
+    failed = 0
+    with progress_bars(quiet or output is None) as update:
+        update("data sets", 0, len(todo))
+        for n, row in enumerate(rows, start=1):
+            failed += bool(row["error"])
+            if writer is None:
+                fh.write(json.dumps(row) + "\n")
+            else:
+                writer.writerow(row)
+            fh.flush()
+            update("data sets", n, len(todo))
+    if output is not None:
+        fh.close()
+    if failed:
+        typer.echo(f"error: {failed} of {len(todo)} data sets failed; see the error column", err=True)
+        raise typer.Exit(code=1)

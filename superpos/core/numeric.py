@@ -1,0 +1,41 @@
+"""Numeric bounds and error measures shared by the evaluator, the fitting kernel, the corpus
+and selection: each bound is defined here once, under a name that says what it bounds."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["DIV_EPS", "MAX_CONSTANT", "MAX_DATA", "error_scale", "nmse", "r2"]
+
+DIV_EPS = 1e-12
+"""Protected division: a denominator with |b| <= DIV_EPS gives NaN (the candidate loses)."""
+
+MAX_CONSTANT = 1e150
+"""Fitted constants are clipped to [-MAX_CONSTANT, MAX_CONSTANT] during Levenberg-Marquardt."""
+
+MAX_DATA = 1e300  # the messages of core.dataset say "1e300"
+"""Data values beyond this magnitude are refused (squares would overflow)."""
+
+
+def error_scale(y: np.ndarray) -> float:
+    """The denominator of the normalised error: var(y), or for a constant y its mean square
+    (at least 1). The fitting kernel computes the same (``_kernels.program.error_scale``)."""
+    from .._kernels.program import error_scale as kernel
+
+    return float(kernel(np.ascontiguousarray(y, dtype=np.float64)))
+
+
+def nmse(y: np.ndarray, pred: np.ndarray) -> float:
+    """Mean squared error over :func:`error_scale` (1 for a constant predictor at the mean;
+    inf when pred is not finite or has another shape)."""
+    from .._kernels.program import nmse as kernel
+
+    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
+    pred = np.ascontiguousarray(pred, dtype=np.float64)
+    if pred.shape != y.shape or y.size == 0:
+        return np.inf
+    return float(kernel(y, pred))
+
+
+def r2(y: np.ndarray, pred: np.ndarray) -> float:
+    """Coefficient of determination 1 - NMSE (-inf for non-finite predictions)."""
+    return 1.0 - nmse(y, pred)

@@ -1,0 +1,108 @@
+"""The corpus prior: random admissible trees, their constants and input ranges, and the
+accept/reject rules that turn a draw into a training formula.
+
+Trees are drawn top-down from the basis's weights (inner functions damped with depth),
+constants at random, then canonicalised through sympy (x + x and 2*x become one label).
+Input points are uniform in a random range per variable. Rejected: non-finite targets,
+|y| > ``MAX_TARGET``, constant targets, trees beyond the size and depth limits.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.basis import Basis
+from ..core.symbolic import canonicalize
+from ..core.tree import evaluate, tree_depth
+from ..exceptions import NotRepresentable
+
+__all__ = ["sample_tree", "draw_formulas", "fingerprint", "MAX_TARGET"]
+
+MAX_TARGET = 1e6
+"""Largest |y| of an accepted training formula."""
+
+_PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
+
+
+def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,
+                n_variables: int | None = None) -> np.ndarray:
+    """One random admissible tree: at depth d an inner function has weight
+    ``weight * depth_decay**(d - 1)``; at max_depth only leaves are drawn."""
+    ar = basis.arities
+    m = basis.n_variables if n_variables is None else n_variables
+    w = basis.weights.copy()
+    w[0] = 0.0
+    for k, f in enumerate(basis.functions):
+        if f.kind == "variable" and f.index >= m:
+            w[k] = 0.0
+    inner = ar > 0
+    out: list[int] = []
+    stack = [1]
+    while stack:
+        d = stack.pop()
+        p = w * np.where(inner, depth_decay ** (d - 1) if d < max_depth else 0.0, 1.0)
+        c = int(rng.choice(len(p), p=p / p.sum()))
+        out.append(c)
+        stack.extend([d + 1] * int(ar[c]))
+    return np.array(out, dtype=np.int64)
+
+
+def _sample_range(rng: np.random.Generator) -> tuple[float, float]:
+    u = rng.random()
+    if u < 0.4:
+        a = rng.uniform(1.0, 5.0)
+        return -a, a
+    if u < 0.8:
+        lo = rng.choice([0.0, 0.0, rng.uniform(0.0, 2.0)])
+        return lo, lo + rng.uniform(1.0, 8.0)
+    lo = rng.uniform(-6.0, 2.0)
+    return lo, lo + rng.uniform(1.0, 8.0)
+
+
+def _sample_constant(rng: np.random.Generator) -> float:
+    return float(np.round(rng.choice([-1.0, 1.0]) * rng.uniform(0.3, 3.0), 2))
+
+
+def fingerprint(tree, consts, basis: Basis, m: int):
+    X = np.stack([np.roll(_PROBE, k) for k in range(m)], axis=1)
+    v = evaluate(tree, basis, X, consts)
+    with np.errstate(all="ignore"):
+        v = np.where(np.isfinite(v), v, 0.0)
+        return (np.round(v, 6) + 0.0).tobytes()  # + 0.0 folds -0.0 into 0.0
+
+
+def draw_formulas(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,
+                    min_size):
+    basis = Basis(basis_names)
+    rng = np.random.default_rng(seed)
+    trees, consts, data, prints = [], [], [], []
+    tries = 0
+    while len(trees) < n and tries < 200 * n + 1000:
+        tries += 1
+        m = n_variables if isinstance(n_variables, int) else int(rng.integers(n_variables[0], n_variables[1] + 1))
+        raw = sample_tree(basis, rng, max_depth, depth_decay, m)
+        c = [_sample_constant(rng) for _ in range(int(np.sum(raw == basis.constant)))]
+        try:
+            t, cs = canonicalize(raw, basis, c)
+        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+            continue  # sympy's own limits on exotic expressions also reject the draw
+        cs = np.array([float(v) for v in cs], dtype=np.float64)
+        if not (min_size <= t.size <= max_size) or tree_depth(t, basis.arities) > max_depth:
+            continue
+        used = {basis.functions[k].index for k in t if basis.functions[k].kind == "variable"}
+        if not used:
+            continue
+        n_pts = n_points if isinstance(n_points, int) else int(rng.integers(n_points[0], n_points[1] + 1))
+        ranges = [_sample_range(rng) for _ in range(m)]
+        X = np.column_stack([rng.uniform(lo, hi, n_pts) for lo, hi in ranges])
+        y = evaluate(t, basis, X, cs)
+        if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > MAX_TARGET:
+            continue
+        if np.std(y) <= 1e-8 * (1.0 + np.mean(np.abs(y))):
+            continue
+        trees.append(t)
+        consts.append(cs)
+        data.append((X, y))
+        prints.append(fingerprint(t, cs, basis, basis.n_variables))
+    return trees, consts, data, prints
+
+

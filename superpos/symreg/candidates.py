@@ -1,0 +1,176 @@
+"""Candidates: the decoded skeletons a data set chooses between, without duplicates, each
+fitted on one part of the points and scored on the other (:class:`Points`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from ..core.basis import Basis
+from ..core.symbolic import to_sympy
+from .fitting import fit_many
+from .settings import FormulaSettings
+
+__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key"]
+
+
+def skeleton_key(tree, basis: Basis) -> str:
+    """A string equal for trees sympy renders alike up to renaming their constants
+    (c0*x1 + c1 and c1 + x1*c0): duplicates of one skeleton need one fit. All constants
+    become one symbol unless sympy would then merge some (c0*c1 -> c**2); in that case
+    the key keeps the prefix-order names."""
+    e = to_sympy(tree, basis)
+    cs = {s for s in e.free_symbols if s.name.startswith("c") and s.name[1:].isdigit()}
+    if not cs:
+        return str(e)
+    k = sympy.Symbol("_c")
+    merged = e.xreplace({s: k for s in cs})
+    before = sum(1 for a in sympy.preorder_traversal(e) if a in cs)
+    after = sum(1 for a in sympy.preorder_traversal(merged) if a == k)
+    return str(merged) if before == after else "#" + str(e)
+
+
+# ------------------------------------------------------------------- candidates
+
+@dataclass
+class Candidate:
+    """One decoded skeleton after fitting: ``tree``, decoder ``log_likelihood`` and
+    ``rank`` (0 = most likely), constants fitted on the fitting part, the normalised
+    errors on the fitting and validation parts and ``r2_validation``."""
+
+    tree: np.ndarray
+    basis_names: tuple = field(repr=False)
+    log_likelihood: float
+    rank: int
+    constants: np.ndarray
+    nmse_fit: float
+    nmse_validation: float
+
+    @property
+    def size(self) -> int:
+        return int(self.tree.size)
+
+    @property
+    def complexity(self) -> int:
+        """Nodes plus free constants: a fitted constant costs more than a fixed number."""
+        return int(self.tree.size + self.constants.size)
+
+    @property
+    def basis(self) -> Basis:
+        return Basis(self.basis_names)
+
+    @property
+    def r2_validation(self) -> float:
+        return 1.0 - self.nmse_validation
+
+    @property
+    def formula(self) -> sympy.Expr:
+        """The skeleton with its fitted constants (rounded to 6 significant digits)."""
+        c = [float(f"{v:.6g}") if np.isfinite(v) else v for v in self.constants]
+        return to_sympy(self.tree, self.basis, c)
+
+    @property
+    def skeleton(self) -> sympy.Expr:
+        return to_sympy(self.tree, self.basis)
+
+    def __repr__(self) -> str:
+        return (f"Candidate({self.formula}, log_likelihood={self.log_likelihood:.3f}, "
+                f"r2_validation={self.r2_validation:.6g})")
+
+
+@dataclass(frozen=True)
+class Points:
+    """A data set split into the points that fit constants (``fit``) and the points that
+    choose between candidates (``val``); both are all points for small data sets."""
+
+    X: np.ndarray
+    y: np.ndarray
+    fit: np.ndarray
+    val: np.ndarray
+
+    @classmethod
+    def split(cls, X: np.ndarray, y: np.ndarray, validation_fraction: float, rng: np.random.Generator) -> "Points":
+        """A random split; fewer than 8 points, or a zero fraction, fit and validate on all points."""
+        n = X.shape[0]
+        n_val = int(round(validation_fraction * n))
+        if n < 8 or n_val < 2 or n - n_val < 4:
+            idx = np.arange(n)
+            return cls(X, y, idx, idx)
+        perm = rng.permutation(n)
+        return cls(X, y, np.sort(perm[n_val:]), np.sort(perm[:n_val]))
+
+    @property
+    def n_validation(self) -> int:
+        return int(self.val.size)
+
+    def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(X_fit, y_fit, X_val, y_val)."""
+        return self.X[self.fit], self.y[self.fit], self.X[self.val], self.y[self.val]
+
+
+_COMMUTATIVE = ("add", "mul")
+
+
+def structural_key(tree, basis: Basis) -> str:
+    """Functional notation with the arguments of add and mul sorted and every constant
+    written ``c``: equal for trees that differ only by the order of commutative
+    arguments (about 50x cheaper than :func:`skeleton_key`)."""
+    funcs = basis.functions
+    stack: list[str] = []
+    for c in np.asarray(tree)[::-1]:
+        f = funcs[c]
+        if f.arity == 0:
+            stack.append(f.name)
+            continue
+        args = [stack.pop() for _ in range(f.arity)]
+        if f.name in _COMMUTATIVE:
+            args.sort()
+        stack.append(f"{f.name}({','.join(args)})")
+    return stack[0]
+
+
+def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"):
+    """Drop trees using variables beyond ``n_variables`` and duplicates of a better-ranked
+    tree: ``key="structural"`` (commutative reorderings, cheap) or ``"sympy"`` (trees
+    sympy renders alike, e.g. x1 + x1 and 2*x1; about 0.5 ms per tree).
+    ``ranked``: [(score, tree)] best first -> [(rank, score, tree)]."""
+    seen, out = set(), []
+    bad_vars = {j for j, f in enumerate(basis.functions) if f.kind == "variable" and f.index >= n_variables}
+    for r, (score, tree) in enumerate(ranked):
+        if bad_vars and bad_vars.intersection(np.asarray(tree).tolist()):
+            continue
+        try:
+            k = skeleton_key(tree, basis) if key == "sympy" else structural_key(tree, basis)
+        except Exception:  # noqa: BLE001 - sympy may choke on an odd tree; keep it unkeyed
+            k = ("tree", tuple(tree))
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append((r, float(score), np.asarray(tree)))
+    return out
+
+
+def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettings, seed: int) -> list[Candidate]:
+    """Fit every (rank, score, tree) on ``points.fit``, score on ``points.val``.
+
+    Every skeleton first gets the cheap ``settings.screen`` fit (starts, iterations); the
+    ``settings.refit_top`` best by validation error are then fitted with ``n_starts`` /
+    ``lm_iterations``, starting also from the screen's constants. Each stage is one compiled
+    call (:func:`~superpos.symreg.fitting.fit_many`)."""
+    Xf, yf, Xv, yv = points.parts()
+    names = tuple(basis.to_list())
+    trees = [tree for _, _, tree in ranked]
+    starts, iters = settings.screen
+    fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=starts, max_iter=iters, random_state=seed)
+    if fits:
+        n_c = np.array([c.size for c, _, _ in fits])
+        err = np.array([ev for _, _, ev in fits])
+        order = np.argsort(err, kind="stable")
+        redo = [int(j) for j in order[:settings.refit_top] if n_c[j]]
+        again = fit_many([trees[j] for j in redo], basis, Xf, yf, Xv, yv, n_starts=settings.n_starts,
+                         max_iter=settings.lm_iterations, random_state=seed, init=[fits[j][0] for j in redo])
+        for j, new in zip(redo, again):
+            if new[2] < fits[j][2] or not np.isfinite(fits[j][2]):
+                fits[j] = new
+    return [Candidate(tree, names, score, r, c, ef, ev) for (r, score, tree), (c, ef, ev) in zip(ranked, fits)]

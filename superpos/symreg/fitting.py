@@ -1,0 +1,201 @@
+"""Constant fitting: the one path from skeletons to fitted constants.
+
+A skeleton is a prefix tree whose ``c`` leaves are free constants c0, c1, ... in prefix
+order. :func:`fit_many` fits many skeletons of one data set in a single compiled call
+(``_kernels/fit.py``): constants that enter linearly are solved exactly by least squares
+given the others (variable projection, Golub & Pereyra 1973), the rest by
+Levenberg-Marquardt from several starts; the best start wins. Overflow, NaN and domain
+errors give an infinite error: the candidate loses, nothing raises.
+:func:`refit_constants` polishes a winner's constants on all points and
+:func:`snap_constants` replaces near-rational constants by the rational when the fit does
+not suffer. The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.basis import Basis, builtin_function
+from ..core.numeric import nmse
+from ..core.tree import evaluate, subtree_ends
+from ..exceptions import SuperposError
+
+__all__ = ["fit_many", "refit_constants", "snap_constants", "start_points"]
+
+
+def start_points(n_nonlinear: int, n_starts: int, rng: np.random.Generator) -> np.ndarray:
+    """The Levenberg-Marquardt starts of the nonlinear constants, (n_starts, n_nonlinear):
+    all ones, minus ones, 0.5, 2, then uniform in [-3, 3]."""
+    base = [np.ones(n_nonlinear), -np.ones(n_nonlinear), np.full(n_nonlinear, 0.5), np.full(n_nonlinear, 2.0)]
+    rows = base[:max(1, n_starts)]
+    while len(rows) < n_starts:
+        rows.append(rng.uniform(-3.0, 3.0, n_nonlinear))
+    return np.array(rows).reshape(len(rows), n_nonlinear)
+
+
+def _op_table(basis: Basis):
+    """Per colour: (op code, argument, number value); op code -1 where the kernel has no
+    implementation (a user-registered function)."""
+    from .._kernels.program import OP_CODES, OP_CONST, OP_NUM, OP_VAR
+
+    ops = np.full(len(basis), -1, dtype=np.int64)
+    arg = np.zeros(len(basis), dtype=np.int64)
+    val = np.zeros(len(basis), dtype=np.float64)
+    for k, f in enumerate(basis.functions):
+        if f.kind == "variable":
+            ops[k], arg[k] = OP_VAR, f.index
+        elif f.kind == "constant":
+            ops[k] = OP_CONST
+        elif f.kind == "number":
+            ops[k], val[k] = OP_NUM, f.value
+        elif f.name in OP_CODES and builtin_function(f.name) is not None and f.numpy is builtin_function(f.name).numpy:
+            ops[k] = OP_CODES[f.name]
+    return ops, arg, val
+
+
+class _Program:
+    """The prefix programs of many trees over (X, Xv), with every subtree the kernel cannot
+    evaluate (a user-registered function) replaced by a derived input column: its values are
+    fixed when the subtree holds no free constant. A tree with such a function above a free
+    constant cannot be fitted (``fittable`` False)."""
+
+    def __init__(self, trees, basis: Basis, X: np.ndarray, Xv: np.ndarray):
+        from .._kernels.program import OP_CONST, OP_VAR
+
+        op, arg, val = _op_table(basis)
+        cols, cols_v = [], []
+        self.ops, self.args, self.vals, self.fittable = [], [], [], []
+        for t in trees:
+            if np.all(op[t] >= 0):
+                self.ops.append(op[t])
+                self.args.append(arg[t])
+                self.vals.append(val[t])
+                self.fittable.append(True)
+                continue
+            end = subtree_ends(t, basis.arities)
+            o, a, v, k, ok = [], [], [], 0, True
+            while k < t.size:
+                if op[t[k]] >= 0:
+                    o.append(op[t[k]]), a.append(arg[t[k]]), v.append(val[t[k]])
+                    k += 1
+                    continue
+                sub = t[k:end[k]]
+                if np.any(op[sub] == OP_CONST):
+                    ok = False
+                    break
+                with np.errstate(all="ignore"):
+                    cols.append(evaluate(sub, basis, X))
+                    cols_v.append(evaluate(sub, basis, Xv))
+                o.append(OP_VAR), a.append(X.shape[1] + len(cols) - 1), v.append(0.0)
+                k = end[k]
+            self.fittable.append(ok)
+            if not ok:  # a placeholder program (one constant) keeps the offsets aligned
+                o, a, v = [OP_CONST], [0], [0.0]
+            self.ops.append(np.array(o, dtype=np.int64))
+            self.args.append(np.array(a, dtype=np.int64))
+            self.vals.append(np.array(v, dtype=np.float64))
+        self.X = np.ascontiguousarray(np.column_stack([X, *cols])) if cols else X
+        self.Xv = np.ascontiguousarray(np.column_stack([Xv, *cols_v])) if cols else Xv
+
+
+def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max_iter: int = 40, init=None,
+             random_state=None, tol: float = 1e-8) -> list[tuple[np.ndarray, float, float]]:
+    """Fit the constants of many trees on (X, y) in one compiled call: per tree (constants,
+    normalised error on (X, y), normalised error on (Xv, yv) (the same points when not given)).
+
+    Each tree's nonlinear constants run Levenberg-Marquardt from ``n_starts`` starts
+    (:func:`start_points`) and, where given, from ``init`` (per tree None or a full constant
+    vector); the best start wins. A tree whose registered function sits above a free constant
+    cannot be compiled: its error is inf and its constants NaN."""
+    from .._kernels.fit import fit_skeletons
+    from .._kernels.program import OP_CONST, linear_mask
+
+    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64).reshape(len(X), -1))
+    y = np.ascontiguousarray(np.asarray(y, dtype=np.float64).ravel())
+    same = Xv is None
+    Xv = X if Xv is None else np.ascontiguousarray(np.asarray(Xv, dtype=np.float64).reshape(len(Xv), -1))
+    yv = y if yv is None else np.ascontiguousarray(np.asarray(yv, dtype=np.float64).ravel())
+    trees = [np.asarray(t, dtype=np.int64) for t in trees]
+    if not trees:
+        return []
+    flat = np.concatenate(trees)
+    if min(t.size for t in trees) < 1 or flat.min() < 1 or flat.max() >= len(basis):
+        raise SuperposError("fit_many needs non-empty trees of colour ids 1..|H|-1 of the basis")
+    used = max((basis.functions[c].index for c in np.unique(flat) if basis.functions[c].kind == "variable"), default=-1)
+    if used >= X.shape[1]:
+        raise SuperposError(f"a formula uses x{used + 1} but the data has {X.shape[1]} variables")
+    prog = _Program(trees, basis, X, Xv)
+    ops = np.concatenate(prog.ops)
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([o.size for o in prog.ops])
+    is_c = ops == OP_CONST
+    n_c = np.add.reduceat(is_c.astype(np.int64), offsets[:-1])
+    c_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    c_offsets[1:] = np.cumsum(n_c)
+    args = np.concatenate(prog.args)
+    args[is_c] = (np.cumsum(is_c) - 1 - np.repeat(c_offsets[:-1], np.diff(offsets)))[is_c]
+    try:
+        lin = linear_mask(ops, offsets, c_offsets)
+    except ValueError as exc:
+        raise SuperposError(f"fit_many: not an admissible tree ({exc})") from None
+    n_nl_max = max(1, int(max(np.sum(~lin[a:b]) for a, b in zip(c_offsets[:-1], c_offsets[1:]))))
+    starts = start_points(n_nl_max, n_starts, np.random.default_rng(random_state))
+    init_flat = np.zeros(c_offsets[-1])
+    has_init = np.zeros(len(trees), dtype=bool)
+    for s in range(len(trees)):
+        v = None if init is None else init[s]
+        if v is not None and prog.fittable[s] and n_c[s] and np.size(v) == n_c[s] and np.all(np.isfinite(v)):
+            init_flat[c_offsets[s]:c_offsets[s + 1]] = np.asarray(v, dtype=np.float64).ravel()
+            has_init[s] = True
+    consts, ef, ev = fit_skeletons(ops, args, np.concatenate(prog.vals), offsets, lin, c_offsets, prog.X, y,
+                                   prog.Xv, yv, starts, int(n_starts), init_flat, has_init, int(max_iter), float(tol))
+    out = []
+    for s in range(len(trees)):
+        if not prog.fittable[s]:
+            k = int(np.sum(trees[s] == basis.constant))
+            out.append((np.full(k, np.nan), np.inf, np.inf))
+            continue
+        out.append((consts[c_offsets[s]:c_offsets[s + 1]].copy(), float(ef[s]), float(ef[s] if same else ev[s])))
+    return out
+
+
+def refit_constants(tree, basis: Basis, X, y, constants, n_starts: int, max_iter: int, seed: int) -> np.ndarray:
+    """The winner's constants on all points: a longer, tighter Levenberg-Marquardt run from
+    ``constants`` (and the usual starts), kept only when it does not make the fit worse."""
+    constants = np.asarray(constants, dtype=np.float64)
+    if not constants.size:
+        return constants
+    (new, err, _), = fit_many([tree], basis, X, y, n_starts=n_starts, max_iter=4 * max_iter, init=[constants],
+                              random_state=seed, tol=1e-14)
+    with np.errstate(all="ignore"):
+        before = nmse(y, evaluate(tree, basis, X, constants)) if np.all(np.isfinite(constants)) else np.inf
+    return new if err <= before or not np.isfinite(before) else constants
+
+
+def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5) -> np.ndarray:
+    """Replace each constant by a nearby small rational (within ``rtol``, relative; an
+    integer when the constant exceeds 10 in magnitude) when the fit on (X, y) stays as good
+    (normalised error grows by < 1e-10 or 0.1 %). On exact data fitted constants are that
+    close; on noisy data they rarely are, and stay."""
+    from fractions import Fraction
+
+    y = np.asarray(y, dtype=np.float64).ravel()
+    c = np.asarray(constants, dtype=np.float64).copy()
+    with np.errstate(all="ignore"):
+        cur = nmse(y, evaluate(tree, basis, X, c))
+    if not np.isfinite(cur):
+        return c
+    for j in range(c.size):
+        v = c[j]
+        if not np.isfinite(v):
+            continue
+        # beyond 10 only integers: the grid of small fractions is too fine to mean anything
+        q = float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))
+        if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
+            continue
+        trial = c.copy()
+        trial[j] = q
+        with np.errstate(all="ignore"):
+            e = nmse(y, evaluate(tree, basis, X, trial))
+        if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
+            c = trial
+    return c

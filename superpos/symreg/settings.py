@@ -1,0 +1,82 @@
+"""The settings of one formula search, built and checked once (:class:`FormulaSettings`),
+so that the pipeline passes one record instead of a dozen keyword arguments."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..exceptions import SuperposError
+
+__all__ = ["FormulaSettings"]
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class FormulaSettings:
+    """How :func:`~superpos.symreg.pipeline.find_formula` searches; the meaning of each field is
+    :class:`~superpos.SuperposRegressor`'s parameter of the same name. Invalid values raise
+    :class:`SuperposError` when the record is built, before any work."""
+
+    top_k: int = 200
+    candidate_bonus: float | None = 0.6
+    search_rounds: int = 0
+    search_seeds: int = 10
+    validation_fraction: float = 0.25
+    n_starts: int = 4
+    lm_iterations: int = 40
+    simplify_seconds: float = 1.0
+    tie_rtol: float | str = 0.05
+    random_state: object = None
+
+    screen: tuple[int, int] = (2, 8)
+    """(starts, iterations) of the cheap first fit every candidate gets."""
+    refit_top: int = 10
+    """Candidates refitted at full effort after the screen."""
+
+    def __post_init__(self) -> None:
+        if not (_is_int(self.top_k) and 1 <= self.top_k <= 100_000):
+            raise SuperposError(f"top_k must be an integer in [1, 100000], got {self.top_k!r}")
+        if self.candidate_bonus is not None and not (isinstance(self.candidate_bonus, numbers.Real)
+                                                     and np.isfinite(self.candidate_bonus)):
+            raise SuperposError(f"candidate_bonus must be a finite number or None, got {self.candidate_bonus!r}")
+        if not (_is_int(self.search_rounds) and 0 <= self.search_rounds <= 100):
+            raise SuperposError(f"search_rounds must be an integer in [0, 100], got {self.search_rounds!r}")
+        if not (_is_int(self.search_seeds) and self.search_seeds >= 1):
+            raise SuperposError(f"search_seeds must be an integer >= 1, got {self.search_seeds!r}")
+        if not (isinstance(self.validation_fraction, numbers.Real) and 0.0 <= self.validation_fraction < 1.0):
+            raise SuperposError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
+        if not (_is_int(self.n_starts) and 1 <= self.n_starts <= 1000):
+            raise SuperposError(f"n_starts must be an integer in [1, 1000], got {self.n_starts!r}")
+        if not (_is_int(self.lm_iterations) and 0 <= self.lm_iterations <= 100_000):
+            raise SuperposError(f"lm_iterations must be an integer in [0, 100000], got {self.lm_iterations!r}")
+        if not (isinstance(self.simplify_seconds, numbers.Real) and 0 <= self.simplify_seconds <= 3600):
+            raise SuperposError(f"simplify_seconds must be a number of seconds in [0, 3600], got {self.simplify_seconds!r}")
+        if isinstance(self.tie_rtol, str):
+            if self.tie_rtol != "auto":
+                raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")
+        elif not (isinstance(self.tie_rtol, numbers.Real) and 0 <= self.tie_rtol < np.inf):
+            raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")
+        if self.random_state is not None and not (_is_int(self.random_state) and self.random_state >= 0) \
+                and not isinstance(self.random_state, np.random.Generator):
+            raise SuperposError(f"random_state must be None, an integer >= 0 or a numpy Generator, got {self.random_state!r}")
+
+    @classmethod
+    def from_options(cls, **options) -> "FormulaSettings":
+        """The record from keyword settings; an unknown name is an error that lists the known ones."""
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise SuperposError(f"unknown setting(s) {', '.join(unknown)}; choose from {', '.join(known)}")
+        return cls(**options)
+
+    def tie_tolerance(self, n_validation: int) -> float:
+        """The relative tie tolerance: ``tie_rtol``, or for "auto" one standard error of a mean
+        squared error over the n_v validation points, sqrt(2 / n_v)."""
+        if self.tie_rtol == "auto":
+            return float(np.sqrt(2.0 / max(n_validation, 1)))
+        return float(self.tie_rtol)
