@@ -159,3 +159,15 @@ def test_frank_wolfe_rejects_bad_counts(params):
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
     with pytest.raises(SuperposError, match="must be >= 1"):
         FrankWolfeSSVM(MulticlassModel(), **params).fit(X, np.array([0, 1]))
+
+
+@pytest.mark.parametrize("name", ["nslack", "oneslack", "frankwolfe", "frankwolfe_batch"])
+def test_reported_objective_is_the_one_primal_objective(name):
+    """The curves the learners record (aggregate hinge, per-sample hinges, the batch oracle)
+    are all primal_objective: the best / last entry equals it at the returned w."""
+    X, y = _multiclass_toy(n=40, seed=3)
+    X = X + 1.5 * np.random.default_rng(4).normal(size=X.shape)  # not separable: hinges > 0
+    est = LEARNERS[name](MulticlassModel()).set_params(C=0.5).fit(X, y)
+    ref = primal_objective(est.model_, X, y, est.w_, 0.5)
+    got = est.objective_curve_.min() if "slack" in name else est.objective_curve_[-1]
+    assert got == pytest.approx(ref, rel=1e-12) and ref > 0.5 * est.w_ @ est.w_

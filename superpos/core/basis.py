@@ -135,7 +135,10 @@ def register_function(name: str, arity: int, numpy_impl: Callable, sympy_impl: C
     """Register a new basis function, usable by name in :class:`Basis`.
 
     ``numpy_impl(*arrays) -> array`` must keep the shape and be finite on ordinary inputs;
-    ``sympy_impl(*exprs) -> sympy.Expr`` renders it. Returns the record.
+    ``sympy_impl(*exprs) -> sympy.Expr`` renders it. Returns the record. The compiled
+    constant fitter cannot run Python functions: a registered function is fitted as a
+    precomputed input column, so a skeleton with a free constant below it cannot be fitted
+    (it loses to the other candidates).
     """
     f = _fn(name, arity, numpy_impl, sympy_impl, float(weight))
     _check_function(f)

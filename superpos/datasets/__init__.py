@@ -1,23 +1,26 @@
 """Data: reading a user's data set (``reader``), the shipped benchmark problems and the
-exact-recovery check (``problems``), and the shipped data sets (``ocr``).
+exact-recovery check (``problems``), and the shipped data sets (``ocr``, loaded on first use
+so that reading a CSV does not import scikit-learn)."""
+from __future__ import annotations
 
-The public names are imported on first use, so that reading a CSV does not load
-scikit-learn."""
-from importlib import import_module
+from pathlib import Path
 
-_WHERE = {"load_ocr_letters": "ocr", "data_dir": "ocr", "read_dataset": "reader", "load_problems": "problems",
-          "available_problem_sets": "problems", "is_exact_recovery": "problems", "Problem": "problems"}
+from .problems import Problem, Recovery, available_problem_sets, is_exact_recovery, load_problems, solve_problem
+from .reader import read_dataset
 
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str):
-    if name in _WHERE:
-        value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["Problem", "Recovery", "available_problem_sets", "data_dir", "is_exact_recovery", "load_ocr_letters",
+           "load_problems", "read_dataset", "solve_problem"]
 
 
-def __dir__():
-    return __all__
+def load_ocr_letters(path=None):
+    """Taskar's OCR letters; see :func:`superpos.datasets.ocr.load_ocr_letters`."""
+    from .ocr import load_ocr_letters as load
+
+    return load(path)
+
+
+def data_dir() -> Path:
+    """The folder with the shipped data; see :func:`superpos.datasets.ocr.data_dir`."""
+    from .ocr import data_dir as where
+
+    return where()

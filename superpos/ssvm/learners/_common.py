@@ -10,16 +10,27 @@ from sklearn.base import BaseEstimator
 from ...exceptions import SuperposError
 from ..base import StructuredModel
 
-__all__ = ["BaseSSVM", "primal_objective", "per_label_accuracy"]
+__all__ = ["BaseSSVM", "primal_objective", "objective_value", "per_label_accuracy"]
+
+
+def objective_value(w_norm2: float, hinges, C: float) -> float:
+    """The S-SVM objective from its parts: 0.5 ||w||^2 + C sum_n max(hinge_n, 0), where
+    hinge_n = max_y [Delta(y_n, y) + <w, Psi(x_n, y) - Psi(x_n, y_n)>] (>= 0 when the
+    maximisation includes y_n; a sum of hinges may be passed as one number)."""
+    return float(0.5 * w_norm2 + C * np.maximum(np.asarray(hinges, dtype=np.float64), 0.0).sum())
 
 
 def primal_objective(model: StructuredModel, X: Sequence, Y: Sequence, w: np.ndarray, C: float,
-                     Y_hat=None) -> float:
-    """0.5 ||w||^2 + C sum_n max_y [Delta(y_n, y) + <w, Psi(x_n, y) - Psi(x_n, y_n)>]."""
+                     Y_hat=None, psi_true_sum: np.ndarray | None = None) -> float:
+    """0.5 ||w||^2 + C sum_n max_y [Delta(y_n, y) + <w, Psi(x_n, y) - Psi(x_n, y_n)>], by one
+    batch of loss-augmented inference (or at the given ``Y_hat``); ``psi_true_sum`` caches
+    sum_n Psi(x_n, y_n)."""
     if Y_hat is None:
         Y_hat = model.batch_loss_augmented_inference(X, Y, w)
-    hinge = model.batch_loss(Y, Y_hat).sum() + w @ (model.sum_joint_feature(X, Y_hat) - model.sum_joint_feature(X, Y))
-    return float(0.5 * w @ w + C * max(hinge, 0.0))
+    if psi_true_sum is None:
+        psi_true_sum = model.sum_joint_feature(X, Y)
+    hinge = model.batch_loss(Y, Y_hat).sum() + w @ (model.sum_joint_feature(X, Y_hat) - psi_true_sum)
+    return objective_value(w @ w, hinge, C)
 
 
 def per_label_accuracy(Y: Sequence, Y_hat: Sequence) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import BaseSSVM
+from ._common import BaseSSVM, objective_value
 from ._qp import WorkingSet
 
 __all__ = ["NSlackSSVM", "OneSlackSSVM"]
@@ -52,7 +52,7 @@ class OneSlackSSVM(_CuttingPlane):
             Yh = model.batch_loss_augmented_inference(X, Y, w)
             a = psi_true - model.sum_joint_feature(X, Yh)
             b = float(model.batch_loss(Y, Yh).sum())
-            primal = 0.5 * w @ w + C * max(b - w @ a, 0.0)
+            primal = objective_value(w @ w, b - w @ a, C)
             curve.append(primal)
             if primal < best:
                 best, w_best = primal, w
@@ -94,7 +94,7 @@ class NSlackSSVM(_CuttingPlane):
             delta = model.batch_loss(Y, Yh)
             A = psi_true - model.batch_joint_feature(X, Yh)
             hinge = delta - A @ w
-            primal = 0.5 * w @ w + C * np.maximum(hinge, 0.0).sum()
+            primal = objective_value(w @ w, hinge, C)
             curve.append(primal)
             if primal < best:
                 best, w_best = primal, w

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import _kernels
 from ..base import take
-from ._common import BaseSSVM
+from ._common import BaseSSVM, primal_objective
 
 __all__ = ["FrankWolfeSSVM"]
 
@@ -70,7 +70,7 @@ class FrankWolfeSSVM(BaseSSVM):
             if it % self.check_every == 0 or it == self.max_iter:
                 w = st["w"]
                 # the primal of the returned w (averaged or not) bounds the optimum from above
-                primal = self._primal(model, X, Y, st["w_avg"] if self.averaging else w, C, psi_sum)
+                primal = primal_objective(model, X, Y, st["w_avg"] if self.averaging else w, C, psi_true_sum=psi_sum)
                 dual = st["L"] - 0.5 * w @ w
                 curve.append(primal)
                 if self.verbose:
@@ -78,12 +78,6 @@ class FrankWolfeSSVM(BaseSSVM):
                 if primal - dual <= self.tol * abs(primal):
                     break
         return (st["w_avg"] if self.averaging else st["w"]).copy(), curve, it
-
-    @staticmethod
-    def _primal(model, X, Y, w, C, psi_sum) -> float:
-        Yh = model.batch_loss_augmented_inference(X, Y, w)
-        hinge = model.batch_loss(Y, Yh).sum() + w @ (model.sum_joint_feature(X, Yh) - psi_sum)
-        return float(0.5 * w @ w + C * max(hinge, 0.0))
 
     def _average(self, st) -> None:
         if self.averaging:

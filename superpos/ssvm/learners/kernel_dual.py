@@ -16,7 +16,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 
 from ...exceptions import SuperposError
 from ..base import StructuredModel
-from ._common import per_label_accuracy
+from ._common import objective_value, per_label_accuracy
 from ._qp import solve_simplex_qp
 
 __all__ = ["KernelSSVM"]
@@ -88,7 +88,7 @@ class KernelSSVM(BaseEstimator):
             beta[np.arange(n), Y] = alpha.sum(1)
             wnorm2 = float(np.sum(beta * f))
             hinge = np.max(Delta[Y] + f - f[np.arange(n), Y][:, None], axis=1)
-            primal = 0.5 * wnorm2 + C * hinge.sum()
+            primal = objective_value(wnorm2, hinge, C)
             dual = float(np.sum(alpha * Delta[Y])) - 0.5 * wnorm2
             curve.append(primal)
             if primal - dual <= self.tol * abs(primal):
