@@ -12,7 +12,8 @@ __all__ = ["plot_prediction"]
 
 
 def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, names: list[str], title: str) -> None:
-    """Write a PNG: left, y against the first variable with the values of ``formula`` (a
+    """Write a PNG: left, y against the variable with the values of ``formula`` (with several
+    inputs: the formula's values against the observed target) (a
     :class:`superpos.symreg.pipeline.Formula`); right, its tree (networkx), edges labelled with the
     probabilities ``predictor`` (anything :func:`~superpos.structure.shipped.load_predictor` takes) gives them."""
     try:
@@ -39,11 +40,20 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, name
     g = to_networkx(tree, basis, probs)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    order = np.argsort(X[:, 0])
-    ax1.scatter(X[:, 0], y, s=12, color="0.3", label="data")
-    ax1.plot(X[order, 0], formula.predict(X)[order], color="C1", label="formula")
-    ax1.set_xlabel(names[0])
-    ax1.set_ylabel("target")
+    with np.errstate(all="ignore"):
+        fitted = formula.predict(X)
+    if X.shape[1] == 1:
+        order = np.argsort(X[:, 0])
+        ax1.scatter(X[:, 0], y, s=12, color="0.3", label="data")
+        ax1.plot(X[order, 0], fitted[order], color="C1", label="formula")
+        ax1.set_xlabel(names[0])
+        ax1.set_ylabel("target")
+    else:  # several inputs: a curve against one of them zig-zags; predicted against observed does not
+        lo, hi = float(np.nanmin(y)), float(np.nanmax(y))
+        ax1.scatter(y, fitted, s=10, color="0.3", label="data points")
+        ax1.plot([lo, hi], [lo, hi], color="C1", label="predicted = observed")
+        ax1.set_xlabel("observed target")
+        ax1.set_ylabel("formula")
     ax1.legend()
     ax1.set_title(title, fontsize=9)
     depth = nx.shortest_path_length(g, 0)

@@ -63,7 +63,7 @@ def _data(f, n=40, lo=-1.0, hi=1.0, seed=0):
 def test_recovers_constants_and_prefers_the_simpler_tie():
     pred = FixedRanking(B1, ["x1", "add(sin(mul(c, x1)), mul(c, x1))", "mul(c, sin(mul(c, x1)))", "cos(x1)"])
     X, y = _data(lambda x: 2.5 * np.sin(1.3 * x))
-    r = SuperposRegressor(predictor=pred, random_state=0).fit(X, y)
+    r = SuperposRegressor(predictor=pred, search_rounds=0, random_state=0).fit(X, y)
     x1 = sympy.Symbol("x1", real=True)
     assert sympy.simplify(r.expr_ - sympy.Rational(5, 2) * sympy.sin(sympy.Rational(13, 10) * x1)) == 0
     assert r.candidates_[0].rank == 2 and r.candidates_[0].r2_validation > 1 - 1e-12
@@ -72,14 +72,14 @@ def test_recovers_constants_and_prefers_the_simpler_tie():
     assert "sin" in r.latex() and r.sympy() == r.expr_
     # sin(x1) exactly: the three-node tree beats the larger ones that also fit exactly
     pred = FixedRanking(B1, ["add(sin(x1), mul(c, x1))", "mul(c, sin(x1))", "sin(x1)"])
-    r = SuperposRegressor(predictor=pred, random_state=0).fit(*_data(np.sin))
+    r = SuperposRegressor(predictor=pred, search_rounds=0, random_state=0).fit(*_data(np.sin))
     assert r.expr_ == sympy.sin(x1) and r.candidates_[0].size == 2
 
 
 def test_bad_candidates_lose_and_duplicates_are_fitted_once():
     pred = FixedRanking(B1, ["log(sub(x1, x1))", "div(x1, sub(x1, x1))", "mul(x1, 2)", "mul(2, x1)",
                              "exp(exp(exp(mul(c, x1))))"])
-    r = SuperposRegressor(predictor=pred, random_state=0).fit(*_data(lambda x: 2 * x, lo=0, hi=30))
+    r = SuperposRegressor(predictor=pred, search_rounds=0, random_state=0).fit(*_data(lambda x: 2 * x, lo=0, hi=30))
     assert str(r.expr_) == "2*x1"
     assert len(r.candidates_) == 4  # mul(2, x1) is mul(x1, 2) reordered
     assert r.candidates_[-1].r2_validation == -np.inf
@@ -181,7 +181,7 @@ def test_tie_rule_options():
     pred = FixedRanking(B1, ["mul(c, sin(mul(c, x1)))", "sin(x1)"])
     X, y = _data(np.sin, n=60)
     y = y + 0.01 * np.random.default_rng(3).normal(size=y.size)
-    r = SuperposRegressor(predictor=pred, tie_rtol="auto", random_state=0).fit(X, y)
+    r = SuperposRegressor(predictor=pred, search_rounds=0, tie_rtol="auto", random_state=0).fit(X, y)
     assert r.candidates_[0].size == 2  # noise-level differences are ties: the simpler wins
     with pytest.raises(SuperposError, match="tie_rtol"):
-        SuperposRegressor(predictor=pred, tie_rtol="bad").fit(X, y)
+        SuperposRegressor(predictor=pred, search_rounds=0, tie_rtol="bad").fit(X, y)

@@ -4,16 +4,20 @@
 ``predict`` the formula of one data set or of a batch, ``progress`` the progress bars."""
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import Callable, NoReturn, Optional
 
+import click
 import typer
 
 from ..exceptions import SuperposError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Predict the structure of the formula behind a data set.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None, help="Predict the structure of the formula behind a data set.")
+
+_REPORT = "please report it with the command that caused it (superpos --version, python --version)"
 
 
 def fail(exc: Exception) -> NoReturn:
@@ -22,9 +26,47 @@ def fail(exc: Exception) -> NoReturn:
     raise typer.Exit(code=2)
 
 
+def guarded(command: Callable) -> Callable:
+    """The one boundary of every command: any exception becomes one ``error:`` line and a
+    non-zero exit (2 for errors a user can cause, 3 for bugs, 130 for an interrupt)."""
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except SuperposError as exc:
+            fail(exc)
+        except KeyboardInterrupt:
+            typer.echo("error: interrupted", err=True)
+            raise typer.Exit(code=130) from None
+        except MemoryError:
+            fail(SuperposError("out of memory: use fewer points, a smaller --top-k or fewer --jobs"))
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(SuperposError(f"{where}{exc.strerror or exc}"))
+        except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches the user
+            typer.echo(f"error: internal error ({type(exc).__name__}: {exc}); {_REPORT}", err=True)
+            raise typer.Exit(code=3) from None
+
+    return run
+
+
+def command(**kwargs) -> Callable:
+    """``@app.command()`` behind :func:`guarded`."""
+    def register(f: Callable) -> Callable:
+        return app.command(**kwargs)(guarded(f))
+
+    return register
+
+
 def check_folder(path: Optional[Path]) -> None:
-    """Fail before long work, not after it, when an output's folder is missing."""
-    if path is not None and not path.parent.is_dir():
+    """Fail before long work, not after it, when an output path cannot be written."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise SuperposError(f"cannot write {path}: it is a folder; give a file name")
+    if not path.parent.is_dir():
         raise SuperposError(f"cannot write {path}: the folder {path.parent} does not exist")
 
 

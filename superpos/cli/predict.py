@@ -10,19 +10,11 @@ import numpy as np
 import typer
 
 from ..exceptions import SuperposError
-from . import app, check_folder, fail
+from . import check_folder, command, fail
 from .progress import progress_bars
 
 
-def _rename(expr, names):
-    import sympy
-
-    subs = {s: sympy.Symbol(names[int(s.name[1:]) - 1], real=True) for s in expr.free_symbols
-            if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= len(names)}
-    return expr.xreplace(subs)
-
-
-@app.command()
+@command()
 def predict(
     data: List[str] = typer.Argument(..., help="CSV/TSV with a header row, .npz with X and y, or - for stdin; "
                                          "several files or a folder give one row per data set"),
@@ -47,55 +39,68 @@ def predict(
     """
     from ..symreg.settings import FormulaSettings
 
-    try:
-        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
-    except SuperposError as exc:
-        fail(exc)
+    settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
+    if fmt not in ("text", "latex", "json"):
+        raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+    if jobs < 1:
+        raise SuperposError(f"--jobs must be at least 1, got {jobs}")
+    if plot is not None and plot.suffix.lower() != ".png":
+        raise SuperposError(f"--plot writes a PNG image: give a file name ending in .png, not {plot.name!r}")
+    check_folder(output)
+    check_folder(plot)
     files = _expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
         _predict_batch(files, model, target, settings, output, resume, jobs, quiet)
         return
+    _predict_one(files[0], model, target, settings, fmt, output, plot, quiet)
+
+
+def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool) -> None:
     import sympy
 
     from ..core.files import atomic_write_text
     from ..core.numeric import r2 as r2_score
     from ..datasets.reader import read_dataset
     from ..symreg.pipeline import find_formula
+    from ..symreg.render import distinct_formulas, rename_variables
 
-    try:
-        if fmt not in ("text", "latex", "json"):
-            raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
-        check_folder(output)
-        check_folder(plot)
-        X, y, names = read_dataset(files[0], target)
-        t = time.perf_counter()
-        predictor = str(model) if model else None
-        f = find_formula(X, y, predictor, settings)
-        seconds = time.perf_counter() - t
-        expr = _rename(f.expr, names)
-        with np.errstate(all="ignore"):
-            r2 = r2_score(y, f.predict(X))
-        if fmt == "json":
-            import json
+    notes: list[str] = []
+    X, y, names = read_dataset(path, target, notes)
+    for note in notes if not quiet else ():
+        typer.echo(f"note: {note}", err=True)
+    predictor = str(model) if model else None
+    t = time.perf_counter()
+    with progress_bars(quiet or X.shape[0] <= 100_000) as update:
+        f = find_formula(X, y, predictor, settings, progress=lambda stage: update(stage, 0, None))
+    seconds = time.perf_counter() - t
+    expr = rename_variables(f.expr, names)
+    with np.errstate(all="ignore"):
+        r2 = r2_score(y, f.predict(X))
+    if fmt == "json":
+        import json
 
-            cands = [{"formula": str(_rename(c.formula, names)), "r2": float(c.r2_validation),
-                      "loglik": float(c.log_likelihood)} for c in f.candidates[:20]]
-            text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": r2, "seconds": seconds,
-                               "candidates": cands}, indent=2) + "\n"
-        elif fmt == "latex":
-            text = sympy.latex(expr) + "\n"
-        else:
-            text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
-        if plot is not None:
-            from ..plot import plot_prediction
+        cands = [{"formula": str(e), "r2": _finite(c.r2_validation), "loglik": _finite(c.log_likelihood)}
+                 for c, e in distinct_formulas(f.candidates, 20, names)]
+        text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": _finite(r2), "seconds": seconds,
+                           "candidates": cands}, indent=2, allow_nan=False) + "\n"
+    elif fmt == "latex":
+        text = sympy.latex(expr) + "\n"
+    else:
+        text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
+    if plot is not None:
+        from ..plot import plot_prediction
 
-            plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
-        if output is None:
-            typer.echo(text, nl=False)
-        else:
-            atomic_write_text(output, text)
-    except SuperposError as exc:
-        fail(exc)
+        plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_text(output, text)
+
+
+def _finite(v) -> float | None:
+    """A number for JSON: None (null) where it is not finite, so the output is valid JSON."""
+    v = float(v)
+    return v if np.isfinite(v) else None
 
 
 _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
@@ -135,6 +140,7 @@ def _solve_file(predictor, f: str, target, settings) -> dict:
     from ..core.numeric import r2
     from ..datasets.reader import read_dataset
     from ..symreg.pipeline import find_formula
+    from ..symreg.render import rename_variables
 
     row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
     t = time.perf_counter()
@@ -142,9 +148,11 @@ def _solve_file(predictor, f: str, target, settings) -> dict:
         X, y, names = read_dataset(f, target)
         f = find_formula(X, y, predictor, settings)
         with np.errstate(all="ignore"):
-            row.update(formula=str(_rename(f.expr, names)), r2=float(r2(y, f.predict(X))))
+            row.update(formula=str(rename_variables(f.expr, names)), r2=_finite(r2(y, f.predict(X))))
     except SuperposError as exc:
         row["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - one data set's bug must not stop the batch
+        row["error"] = f"internal error ({type(exc).__name__}: {exc})"
     row["seconds"] = round(time.perf_counter() - t, 4)
     return row
 
@@ -162,6 +170,8 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet) 
     try:
         if resume and output is None:
             raise SuperposError("--resume needs --output: the file of rows already done")
+        if not files:
+            raise SuperposError("no data files (.csv, .tsv, .txt, .npz) in the folder given")
         if jobs < 1:
             raise SuperposError(f"--jobs must be at least 1, got {jobs}")
         check_folder(output)

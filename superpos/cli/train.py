@@ -8,13 +8,13 @@ from typing import Optional
 import typer
 
 from ..exceptions import SuperposError
-from . import app, basis_from_option, check_folder, fail
+from . import basis_from_option, check_folder, command, fail
 from .progress import progress_bars
 
 
-@app.command()
+@command()
 def basis(
-    names: Optional[str] = typer.Option(None, help="comma-separated subset, e.g. add,mul,sin,x1,c"),
+    names: Optional[str] = typer.Option(None, "--basis", "--names", help="comma-separated subset, e.g. add,mul,sin,x1,c"),
     n_variables: int = typer.Option(1, "--variables", help="number of input variables"),
 ) -> None:
     """List the basis functions with their arities.
@@ -29,7 +29,7 @@ def basis(
         typer.echo(f"{k:3d}  {f.name:6s}  arity {f.arity}  {f.kind}")
 
 
-@app.command()
+@command()
 def generate(
     output: Path = typer.Argument(..., help="corpus file to write (.npz), or a new folder to stream shards into"),
     n: int = typer.Option(10_000, "--n", help="number of formulas"),
@@ -48,10 +48,15 @@ def generate(
     Example: superpos generate train.npz --n 20000 --jobs 2        or: superpos generate big/ --n 1000000
     """
     from ..structure.corpus import generate_corpus, write_corpus
+    from ..structure.prior import check_prior
 
     try:
         b = basis_from_option(names, n_variables)
-        check_folder(output)
+        check_prior(b, n, max_depth, max_size, 1, (20, 200), (1, n_variables), 0.75)
+        if jobs < 1 or shard_size < 1:
+            raise SuperposError("--jobs and --shard-size must be at least 1")
+        if output.suffix.lower() == ".npz":
+            check_folder(output)
         t = time.perf_counter()
         with progress_bars(quiet) as update:
             kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
@@ -66,7 +71,7 @@ def generate(
         typer.echo(f"wrote {n} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
 
 
-@app.command()
+@command()
 def fit(
     corpus: Path = typer.Argument(..., help="corpus file or folder from `superpos generate`"),
     output: Path = typer.Argument(..., help="model file to write (.npz)"),
@@ -98,7 +103,7 @@ def fit(
         typer.echo(f"trained on {len(c)} formulas in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
 
 
-@app.command()
+@command()
 def evaluate(
     target: str = typer.Argument(..., help="held-out corpus (.npz), a benchmark TSV, or a shipped set: nguyen, keijzer"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
@@ -158,6 +163,8 @@ def evaluate(
     except SuperposError as exc:
         fail(exc)
     if p.suffix == ".npz":
+        if decision != "ml":  # the top-1 is the decision's tree, the top-k list the most likely trees
+            typer.echo(f"top-1: the {decision} tree; top-{k}: the true tree among the {k} most likely (ml)")
         typer.echo(f"{'nodes':8s} {'n':>6s} {'top-1':>7s} {'top-' + str(k):>7s} {'Hamming':>8s} {'size err':>9s}")
         for key, r in res.items():
             if r["n"]:

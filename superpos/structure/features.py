@@ -164,7 +164,10 @@ class DatasetFeatures(ParamsMixin):
         return [self.transform_one(X, y) for X, y in datasets]
 
     def transform_one(self, X, y) -> np.ndarray:
-        X, y = check_dataset(X, y)
+        with np.errstate(all="ignore"):
+            return self._transform_one(*check_dataset(X, y))
+
+    def _transform_one(self, X, y) -> np.ndarray:
         n, m = X.shape
         if m > self.max_variables:
             raise SuperposError(f"the data set has {m} variables; this feature map covers at most {self.max_variables}")
@@ -198,7 +201,9 @@ class DatasetFeatures(ParamsMixin):
                     pair += [_fit_quality(_r2_score_fit(np.column_stack([ones, c]), z, zss)) for c in cols]
                 else:
                     pair += [0.0, 0.0, 0.0]
-        return np.concatenate([*per_var, np.asarray(glob, dtype=np.float64), np.asarray(pair, dtype=np.float64)])
+        phi = np.concatenate([*per_var, np.asarray(glob, dtype=np.float64), np.asarray(pair, dtype=np.float64)])
+        # values far beyond the corpus's (|y| up to 1e6) can overflow a feature: 0 says "no information"
+        return np.where(np.isfinite(phi), phi, 0.0)
 
     def _variable_block(self, x, y, z, zss, m) -> np.ndarray:
         n = x.size

@@ -13,14 +13,36 @@ import numpy as np
 from ..core.basis import Basis
 from ..core.symbolic import canonicalize
 from ..core.tree import evaluate, tree_depth
-from ..exceptions import NotRepresentable
+from ..exceptions import NotRepresentable, SuperposError
 
-__all__ = ["sample_tree", "draw_formulas", "fingerprint", "MAX_TARGET"]
+__all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TARGET"]
 
 MAX_TARGET = 1e6
 """Largest |y| of an accepted training formula."""
 
 _PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
+
+
+def _int_or_range(v, lo: int, hi: int, what: str) -> None:
+    vals = v if isinstance(v, (tuple, list)) else (v,)
+    if len(vals) not in (1, 2) or not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+                                           and lo <= k <= hi for k in vals) or (len(vals) == 2 and vals[0] > vals[1]):
+        raise SuperposError(f"{what} must be an integer in [{lo}, {hi}] or a range (lo, hi) within it, got {v!r}")
+
+
+def check_prior(basis: Basis, n_formulas: int, max_depth: int, max_size: int, min_size: int, n_points,
+                n_variables, depth_decay: float) -> None:
+    """Refuse settings that cannot give a corpus (before any work, instead of a hang)."""
+    if not (isinstance(n_formulas, (int, np.integer)) and 1 <= n_formulas <= 100_000_000):
+        raise SuperposError(f"the number of formulas must be in [1, 100000000], got {n_formulas!r}")
+    _int_or_range(max_depth, 1, 10, "max_depth")
+    _int_or_range(max_size, 1, 200, "max_size")
+    _int_or_range(min_size, 1, max_size, "min_size")
+    _int_or_range(n_points, 5, 100_000, "n_points")
+    if n_variables is not None:
+        _int_or_range(n_variables, 1, basis.n_variables, "n_variables (at most the basis's variables)")
+    if not 0.0 < float(depth_decay) <= 1.0:
+        raise SuperposError(f"depth_decay must be in (0, 1], got {depth_decay!r}")
 
 
 def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,

@@ -160,12 +160,14 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
 
 def refit_constants(tree, basis: Basis, X, y, constants, n_starts: int, max_iter: int, seed: int) -> np.ndarray:
     """The winner's constants on all points: a longer, tighter Levenberg-Marquardt run from
-    ``constants`` (and the usual starts), kept only when it does not make the fit worse."""
+    ``constants`` and ``n_starts`` of the usual starts (0: from ``constants`` only, for large
+    data), kept only when it does not make the fit worse."""
     constants = np.asarray(constants, dtype=np.float64)
     if not constants.size:
         return constants
-    (new, err, _), = fit_many([tree], basis, X, y, n_starts=n_starts, max_iter=4 * max_iter, init=[constants],
-                              random_state=seed, tol=1e-14)
+    init_only = n_starts == 0
+    (new, err, _), = fit_many([tree], basis, X, y, n_starts=n_starts, max_iter=max_iter if init_only else 4 * max_iter,
+                              init=[constants], random_state=seed, tol=1e-10 if init_only else 1e-14)
     with np.errstate(all="ignore"):
         before = nmse(y, evaluate(tree, basis, X, constants)) if np.all(np.isfinite(constants)) else np.inf
     return new if err <= before or not np.isfinite(before) else constants

@@ -29,7 +29,11 @@ from .search import local_search
 from .selection import rank_candidates
 from .settings import FormulaSettings
 
-__all__ = ["Formula", "find_formula", "propose_skeletons"]
+__all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
+
+_MODEL_POINTS = 200
+"""The structure model sees at most this many points: its corpus has data sets of 20-200
+points, and features such as log n and the curve's smoothing window depend on n."""
 
 
 @dataclass
@@ -50,9 +54,14 @@ class Formula:
         return evaluate(self.tree, Basis(self.basis_names), np.asarray(X, dtype=np.float64), self.constants)
 
 
-def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, **options) -> Formula:
+def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, *, progress=None,
+                 **options) -> Formula:
     """The formula behind (X (n, m), y (n,)). ``settings`` (or the same as keyword
-    ``options``, e.g. ``top_k=200, search_rounds=2``) are checked before any work."""
+    ``options``, e.g. ``top_k=200, search_rounds=2``) are checked before any work.
+    Data sets of more than ``settings.max_points`` points choose their formula on a sample
+    of that many (:func:`selection_sample`); the winner is refitted on all points.
+    ``progress(stage)`` is told when each stage starts."""
+    report = progress if progress is not None else (lambda stage: None)
     if settings is not None and options:
         raise SuperposError("pass either settings=FormulaSettings(...) or keyword settings, not both")
     settings = settings if settings is not None else FormulaSettings.from_options(**options)
@@ -66,11 +75,16 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     seed = int(rng.integers(2**31))
     clock = _Clock()
 
-    L = model.log_theta_for(X, y)
+    report("decoding")
+    sample = selection_sample(X, y, settings.max_points, rng)
+    Xs, ys = X[sample], y[sample]
+    shown = selection_sample(Xs, ys, _MODEL_POINTS, rng)  # the size of data set the model was trained on
+    L = model.log_theta_for(Xs[shown], ys[shown])
     ranked = propose_skeletons(model, L, X.shape[1], settings)
     clock.lap("decode")
 
-    points = Points.split(X, y, settings.validation_fraction, rng)
+    report("fitting candidates")
+    points = Points.split(Xs, ys, settings.validation_fraction, rng)
     rtol = settings.tie_tolerance(points.n_validation)
     cands = rank_candidates(fit_candidates(ranked, basis, points, settings, seed), rtol)
     if settings.search_rounds:
@@ -78,16 +92,32 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         cands = local_search(cands, L + bonus, basis, points, settings, seed)
     clock.lap("fit_candidates")
 
+    report("refitting on all points")
     win = cands[0]
-    constants = refit_constants(win.tree, basis, X, y, win.constants, settings.n_starts, settings.lm_iterations, seed)
+    subsampled = sample.size < X.shape[0]
+    constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
+                                settings.lm_iterations, seed)
     constants = snap_constants(win.tree, basis, X, y, constants)
     clock.lap("refit")
 
+    report("simplifying")
     expr = round_constants(to_sympy(win.tree, basis, constants), digits=12, max_denominator=12, keep_floats=True)
     expr = simplify_capped(expr, float(settings.simplify_seconds))
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps)
+
+
+def selection_sample(X: np.ndarray, y: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of at most ``m`` points that choose the formula: all points when there are no
+    more, else the extremes of every input and of the target (so the sample spans each
+    input's range) and a uniform random draw for the rest, in their original order."""
+    n = X.shape[0]
+    if n <= m:
+        return np.arange(n)
+    ends = np.unique(np.concatenate([X.argmin(axis=0), X.argmax(axis=0), [y.argmin(), y.argmax()]]))
+    rest = np.setdiff1d(rng.choice(n, m, replace=False), ends)[:max(0, m - ends.size)]
+    return np.sort(np.concatenate([ends, rest]))
 
 
 def propose_skeletons(model, L: np.ndarray, n_variables: int, settings: FormulaSettings) -> list:

@@ -2,6 +2,8 @@
 (the work itself is :func:`superpos.symreg.pipeline.find_formula`)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import sympy
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -11,9 +13,12 @@ from ..core.basis import Basis
 from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from .pipeline import find_formula
+from .render import rename_variables
 from .settings import FormulaSettings
 
 __all__ = ["SuperposRegressor"]
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -33,7 +38,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     search_rounds : rounds of local search after the decoder's candidates are fitted (0: none):
         each round fits every tree one edit away from the ``search_seeds`` best-fitting
         candidates (:mod:`superpos.symreg.search`), which finds formulas the model ranks too low;
-        about 0.1-0.2 s per round.
+        about 0.1-0.2 s per round. The default, 2, is the command line's; 0 is the fast path
+        (tens of milliseconds).
     validation_fraction : share of the points held out to choose between skeletons
         (data sets of fewer than 8 points are fitted and scored on all points).
     n_starts, lm_iterations : Levenberg-Marquardt starts and iterations per start of the
@@ -45,11 +51,16 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         sqrt(2 / n_v) (the one-standard-error rule; 0.63 for 5 points, 0.28 for 25), which
         suits noisy data; the default 0.05 suits exact data, where the error of a wrong
         formula is bias, not noise.
+    max_points : points that choose the formula; a larger data set chooses on a sample of
+        that many (each input's extremes and a uniform draw) and refits the winner on all
+        points, so 1,000,000 rows cost about as much as 1,000 plus one refit. The structure
+        model itself sees at most 200 of them (the largest data sets of its corpus).
     random_state : seeds the split of the points and the random starts.
 
     Attributes
     ----------
-    expr_ : sympy expression with the fitted constants (symbols x1, x2, ...).
+    expr_ : sympy expression with the fitted constants, in the column names of a DataFrame
+        (``feature_names_in_``) when they are identifiers, else in x1, x2, ...
     tree_, constants_ : the winning prefix tree and its constants (what ``predict`` uses).
     candidates_ : list of :class:`superpos.symreg.candidates.Candidate`, best first: ``formula``,
         ``log_likelihood``, ``r2_validation``, ``size``, ``rank`` (decoder rank).
@@ -58,9 +69,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
-                 search_rounds: int = 0, search_seeds: int = 10,
+                 search_rounds: int = 2, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
-                 simplify_seconds: float = 1.0, tie_rtol=0.05, random_state=None):
+                 simplify_seconds: float = 1.0, tie_rtol=0.05, max_points: int = 1000, random_state=None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -71,6 +82,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.lm_iterations = lm_iterations
         self.simplify_seconds = simplify_seconds
         self.tie_rtol = tie_rtol
+        self.max_points = max_points
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -81,8 +93,13 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
         f = find_formula(X, y, self.predictor, settings)
+        names = [str(n) for n in getattr(self, "feature_names_in_", [])]
+        if names and all(_IDENT.match(n) for n in names) and len(set(names)) == len(names):
+            expr = rename_variables(f.expr, names)
+        else:
+            expr = f.expr
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
-        self.expr_, self.candidates_, self.timings_ = f.expr, f.candidates, f.timings
+        self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         return self
 
     def predict(self, X) -> np.ndarray:

