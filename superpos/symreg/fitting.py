@@ -174,8 +174,9 @@ def refit_constants(tree, basis: Basis, X, y, constants, n_starts: int, max_iter
 
 
 def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5) -> np.ndarray:
-    """Replace each constant by a nearby small rational (within ``rtol``, relative; an
-    integer when the constant exceeds 10 in magnitude) when the fit on (X, y) stays as good
+    """Replace each constant by a nearby small rational or short decimal (within ``rtol``,
+    relative; an integer when the constant exceeds 10 in magnitude; 1e-4 for 9.9999999e-5)
+    when the fit on (X, y) stays as good
     (normalised error grows by < 1e-10 or 0.1 %). On exact data fitted constants are that
     close; on noisy data they rarely are, and stay."""
     from fractions import Fraction
@@ -190,14 +191,18 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
         v = c[j]
         if not np.isfinite(v):
             continue
-        # beyond 10 only integers: the grid of small fractions is too fine to mean anything
-        q = float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))
-        if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
-            continue
-        trial = c.copy()
-        trial[j] = q
-        with np.errstate(all="ignore"):
-            e = nmse(y, evaluate(tree, basis, X, trial))
-        if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
-            c = trial
+        # beyond 10 only integers: the grid of small fractions is too fine to mean anything;
+        # also a short decimal (1e-4, 0.025: the scale of a unit) at any magnitude
+        simple = [float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))]
+        simple += [float(f"{v:.{d}g}") for d in (1, 2, 3)]
+        for q in simple:
+            if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
+                continue
+            trial = c.copy()
+            trial[j] = q
+            with np.errstate(all="ignore"):
+                e = nmse(y, evaluate(tree, basis, X, trial))
+            if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
+                c = trial
+                break
     return c

@@ -22,12 +22,13 @@ from ..core.symbolic import to_sympy
 from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
-from .candidates import Candidate, Points, fit_candidates, unique_trees
-from .fitting import refit_constants, snap_constants
+from .candidates import Candidate, Points, fit_candidates, structural_key, unique_trees
+from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import rank_candidates
 from .settings import FormulaSettings
+from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
@@ -79,17 +80,16 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     sample = selection_sample(X, y, settings.max_points, rng)
     Xs, ys = X[sample], y[sample]
     shown = selection_sample(Xs, ys, _MODEL_POINTS, rng)  # the size of data set the model was trained on
-    L = model.log_theta_for(Xs[shown], ys[shown])
-    ranked = propose_skeletons(model, L, X.shape[1], settings)
-    clock.lap("decode")
-
-    report("fitting candidates")
     points = Points.split(Xs, ys, settings.validation_fraction, rng)
     rtol = settings.tie_tolerance(points.n_validation)
-    cands = rank_candidates(fit_candidates(ranked, basis, points, settings, seed), rtol)
-    if settings.search_rounds:
-        bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
-        cands = local_search(cands, L + bonus, basis, points, settings, seed)
+    report("fitting candidates")
+    cands = _search_space(model, points, shown, settings, seed, clock)
+    kx, ky = decade_scales(Xs, ys)
+    if kx.any() or ky:  # the same search on the data in the decades the model knows, mapped back
+        normalised = Points(Xs / 10.0 ** kx, ys / 10.0**ky, points.fit, points.val)
+        alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
+        cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
+                                                                 len(cands)), rtol), basis)
     clock.lap("fit_candidates")
 
     report("refitting on all points")
@@ -106,6 +106,50 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps)
+
+
+def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
+                  clock: "_Clock") -> list[Candidate]:
+    """Decode (on the ``shown`` points), fit every candidate, search around the best: the
+    candidates best first, all in the units of ``points``."""
+    L = model.log_theta_for(points.X[shown], points.y[shown])
+    ranked = propose_skeletons(model, L, points.X.shape[1], settings)
+    clock.lap("decode")
+    rtol = settings.tie_tolerance(points.n_validation)
+    cands = rank_candidates(fit_candidates(ranked, model.basis_, points, settings, seed), rtol)
+    if settings.search_rounds:
+        bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
+        cands = local_search(cands, L + bonus, model.basis_, points, settings, seed)
+    clock.lap("fit_candidates")
+    return cands
+
+
+def _in_user_units(cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int, points: Points,
+                   settings: FormulaSettings, seed: int, first_rank: int) -> list[Candidate]:
+    """Candidates found on normalised data as trees over the user's units
+    (:func:`~superpos.symreg.units.to_user_units`), refitted on ``points`` from the mapped constants."""
+    mapped = [(c, to_user_units(c.tree, c.constants, basis, kx, ky)) for c in cands if np.all(np.isfinite(c.constants))]
+    mapped = [(c, m) for c, m in mapped if m is not None]
+    if not mapped:
+        return []
+    Xf, yf, Xv, yv = points.parts()
+    fits = fit_many([m[0] for _, m in mapped], basis, Xf, yf, Xv, yv, n_starts=settings.n_starts,
+                    max_iter=settings.lm_iterations, init=[m[1] for _, m in mapped], random_state=seed)
+    names = tuple(basis.to_list())
+    return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev)
+            for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]
+
+
+def _distinct(cands: list[Candidate], basis: Basis) -> list[Candidate]:
+    """The best-ranked candidate of each skeleton (commutative reorderings are one skeleton)."""
+    seen: set = set()
+    out = []
+    for c in cands:
+        key = structural_key(c.tree, basis)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def selection_sample(X: np.ndarray, y: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
@@ -131,7 +175,7 @@ def propose_skeletons(model, L: np.ndarray, n_variables: int, settings: FormulaS
 
 
 class _Clock:
-    """Seconds per named stage, each lap measured from the previous one."""
+    """Seconds per named stage, each lap measured from the previous one (a stage run twice adds up)."""
 
     def __init__(self):
         self.laps: dict[str, float] = {}
@@ -139,5 +183,5 @@ class _Clock:
 
     def lap(self, name: str) -> None:
         t = time.perf_counter()
-        self.laps[name] = t - self._t
+        self.laps[name] = self.laps.get(name, 0.0) + t - self._t
         self._t = t
