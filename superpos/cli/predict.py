@@ -81,12 +81,15 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
 
         cands = [{"formula": str(e), "r2": _finite(c.r2_validation), "loglik": _finite(c.log_likelihood)}
                  for c, e in distinct_formulas(f.candidates, 20, names)]
+        consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
+        front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
         text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": _finite(r2), "seconds": seconds,
-                           "candidates": cands}, indent=2, allow_nan=False) + "\n"
+                           "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
+                           "front": front, "candidates": cands}, indent=2, allow_nan=False) + "\n"
     elif fmt == "latex":
         text = sympy.latex(expr) + "\n"
     else:
-        text = f"{expr}\nR^2 = {r2:.6f}   ({seconds:.3f} s)\n"
+        text = f"{expr}\nR^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
     if plot is not None:
         from ..plot import plot_prediction
 

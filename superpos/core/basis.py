@@ -19,6 +19,7 @@ __all__ = ["BasisFunction", "Basis", "register_function", "available_functions",
 
 ROOT = "h0"
 _CONSTANT = "c"
+MAX_VARIABLES = 20  # input variables x1..x20 at most: a basis, a model file or a corpus file
 _VARIABLE = re.compile(r"^x([1-9][0-9]*)$")
 
 
@@ -163,16 +164,22 @@ class Basis:
     def __init__(self, names: Iterable[str], n_variables: int | None = None):
         names = list(names)
         if n_variables is not None:
+            if not (isinstance(n_variables, (int, np.integer)) and 1 <= n_variables <= MAX_VARIABLES):
+                raise SuperposError(f"n_variables must be an integer between 1 and {MAX_VARIABLES}, "
+                                    f"got {str(n_variables)[:20]}")
             names = [n for n in names if not _VARIABLE.match(n)] + [f"x{k + 1}" for k in range(n_variables)]
         funcs: list[BasisFunction] = []
         for n in names:
-            m = _VARIABLE.match(n)
+            m = _VARIABLE.match(n) if isinstance(n, str) else None
+            if m and (len(m.group(1)) > 3 or int(m.group(1)) > MAX_VARIABLES):
+                raise SuperposError(f"basis variable {n[:40]!r}: at most {MAX_VARIABLES} input variables "
+                                    f"(x1..x{MAX_VARIABLES})")
             if m:
                 funcs.append(_variable(int(m.group(1)) - 1))
-            elif n in _REGISTRY:
+            elif isinstance(n, str) and n in _REGISTRY:
                 funcs.append(_REGISTRY[n])
             else:
-                raise SuperposError(f"unknown basis function {n!r}; known: {', '.join(available_functions())}, x1, x2, ...")
+                raise SuperposError(f"unknown basis function {str(n)[:40]!r}; known: {', '.join(available_functions())}, x1, x2, ...")
         if len({f.name for f in funcs}) != len(funcs):
             raise SuperposError("a basis function name appears twice")
         if not any(f.arity == 0 for f in funcs):

@@ -14,14 +14,20 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ..core.basis import Basis
-from ..core.files import atomic_write_npz, atomic_write_text, read_npz
+from ..core.files import atomic_write_npz, atomic_write_text, one_line, parse_json, read_npz
 from ..exceptions import SuperposError
-from .prior import draw_formulas
+from .prior import check_prior, draw_formulas
+from .schema import SchemaError, check_corpus, check_manifest
 
 __all__ = ["Corpus", "corpus_length", "generate_corpus", "iter_corpus", "write_corpus", "write_manifest"]
 
 CORPUS_FORMAT = 1
 _MANIFEST = "manifest.json"
+_MAX_MANIFEST = 16_000_000  # bytes of a shard folder's manifest
+# a corpus file may be larger than a model file: a default shard of 50,000 data sets of up to
+# 200 points and 20 variables holds about 210 million numbers
+MAX_CORPUS_ELEMENTS = 250_000_000
+_ARRAYS = ("tree_flat", "tree_offsets", "const_flat", "const_offsets", "X_flat", "y_flat", "point_offsets")
 
 
 @dataclass
@@ -132,20 +138,13 @@ class Corpus:
         if Path(path).is_dir():
             return cls.concatenate(iter_corpus(path))
 
-        z, meta = read_npz(path, "superpos-corpus", CORPUS_FORMAT)
+        z, meta = read_npz(path, "superpos-corpus", CORPUS_FORMAT, max_elements=MAX_CORPUS_ELEMENTS)
         try:
-            arrays = [z[k] for k in ("tree_flat", "tree_offsets", "const_flat", "const_offsets", "X_flat",
-                                     "y_flat", "point_offsets")]
-            corpus = cls(Basis(meta["basis"]), *arrays,
-                         max_depth=meta["max_depth"], max_size=meta["max_size"], var_counts=z.get("var_counts"))
-            n = len(corpus)
-            for off, flat in ((corpus.tree_offsets, corpus.tree_flat), (corpus.const_offsets, corpus.const_flat),
-                              (corpus.point_offsets, corpus.y_flat)):
-                if len(off) != n + 1 or off[0] != 0 or np.any(np.diff(off) < 0) or off[-1] != len(flat):
-                    raise ValueError("inconsistent offsets")
-        except (KeyError, ValueError, TypeError) as exc:
-            raise SuperposError(f"{path}: damaged corpus file ({exc}); regenerate it") from None
-        return corpus
+            f = check_corpus(z, meta)
+        except SuperposError as exc:
+            raise SuperposError(f"{path}: damaged corpus file ({one_line(exc)}); regenerate it") from None
+        return cls(f["basis"], *(f[k] for k in _ARRAYS), max_depth=f["max_depth"], max_size=f["max_size"],
+                   var_counts=f["var_counts"])
 
     def _var_counts(self) -> np.ndarray:
         if self.var_counts is None:
@@ -230,8 +229,12 @@ def iter_corpus(path):
     if not path.is_dir():
         yield Corpus.load(path)
         return
-    for name in _shard_files(path):
-        yield Corpus.load(path / name)
+    for name, n in _shard_files(path):
+        shard = Corpus.load(path / name)
+        if len(shard) != n:
+            raise SuperposError(f"{path / name}: {len(shard)} formulas, but the manifest says {n}; "
+                                "regenerate the corpus")
+        yield shard
 
 
 def corpus_length(path) -> int:
@@ -239,24 +242,24 @@ def corpus_length(path) -> int:
     without reading the shards)."""
     path = Path(path)
     if path.is_dir():
-        _shard_files(path)
-        return sum(s["n"] for s in json.loads((path / _MANIFEST).read_text())["shards"])
+        return sum(n for _, n in _shard_files(path))
     return len(Corpus.load(path))
 
 
-def _shard_files(folder: Path) -> list[str]:
+def _shard_files(folder: Path) -> list[tuple[str, int]]:
+    """The shards [(file name, formulas)] that ``folder``'s manifest lists, checked."""
     mf = folder / _MANIFEST
     try:
-        manifest = json.loads(mf.read_text())
-        if manifest.get("format") != "superpos-corpus-shards":
-            raise ValueError("not a corpus manifest")
-        if int(manifest.get("version", -1)) > CORPUS_FORMAT:
-            raise SuperposError(f"{folder}: corpus format {manifest['version']} is newer than this superpos "
-                                f"reads ({CORPUS_FORMAT}); upgrade superpos")
-        return [s["file"] for s in manifest["shards"]]
+        if mf.stat().st_size > _MAX_MANIFEST:
+            raise SchemaError(f"larger than {_MAX_MANIFEST:,} bytes")
+        return check_manifest(parse_json(mf.read_text(encoding="utf-8")), CORPUS_FORMAT)
     except FileNotFoundError:
         raise SuperposError(f"{folder}: no {_MANIFEST}; not a finished corpus folder (regenerate it)") from None
-    except (ValueError, KeyError, TypeError):
+    except SchemaError as exc:
+        raise SuperposError(f"{mf}: damaged corpus manifest ({one_line(exc)}); regenerate the corpus") from None
+    except SuperposError as exc:
+        raise SuperposError(f"{folder}: {exc}") from None
+    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
         raise SuperposError(f"{mf}: damaged corpus manifest; regenerate the corpus") from None
 
 
@@ -268,8 +271,7 @@ def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_si
     formulas do not depend on ``n_jobs`` or on the wave size; only the fingerprints of
     accepted formulas and the per-skeleton counts stay in memory between waves. Workers
     run ahead of the reader by a few chunks (joblib's pre-dispatch), so memory stays bounded."""
-    if n_formulas < 1:
-        raise SuperposError("n_formulas must be >= 1")
+    check_prior(basis, n_formulas, max_depth, max_size, min_size, n_points, n_variables, depth_decay)
     nv = basis.n_variables if n_variables is None else n_variables
     ss = np.random.SeedSequence(np.random.default_rng(random_state).integers(2**63))
     seen: set = set()

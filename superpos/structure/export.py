@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import SuperposError
+from .schema import gbt_arrays, logistic_arrays, mlp_arrays
 
 __all__ = ["ExportedGBT", "ExportedMLP", "export_classifier", "classifier_to_arrays", "classifier_from_arrays"]
 
@@ -28,6 +29,8 @@ class ExportedGBT:
         self.value = np.asarray(value, dtype=np.float64)
         self.tree_offsets = np.asarray(tree_offsets, dtype=np.int64)
         self.n_classes = int(n_classes)
+        inner = ~self.is_leaf
+        self.n_features_in_ = int(self.feature[inner].max()) + 1 if inner.any() else 0  # at least
 
     @classmethod
     def from_sklearn(cls, clf) -> "ExportedGBT":
@@ -57,12 +60,18 @@ class ExportedGBT:
 
     @classmethod
     def from_arrays(cls, arrays: dict, prefix: str) -> "ExportedGBT":
-        return cls(*(arrays[f"{prefix}{k}"] for k in cls._FIELDS), int(arrays[f"{prefix}n_classes"]))
+        """Rebuild from :meth:`to_arrays`' output; :class:`superpos.structure.schema.SchemaError`
+        when the arrays do not form trees whose every walk ends at a leaf."""
+        a = gbt_arrays(arrays, prefix)
+        return cls(*(a[k] for k in cls._FIELDS), a["n_classes"])
 
     def predict_proba(self, X) -> np.ndarray:
         from .._kernels import gbt_raw_scores
 
-        raw = gbt_raw_scores(np.ascontiguousarray(X, dtype=np.float64), self.feature, self.threshold,
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] < self.n_features_in_:  # the compiled walk does not check bounds
+            raise SuperposError(f"the ensemble reads {self.n_features_in_} input columns, got X of shape {X.shape}")
+        raw = gbt_raw_scores(X, self.feature, self.threshold,
                              self.missing_left, self.left, self.right, self.is_leaf, self.value,
                              self.tree_offsets, self.n_classes, self.baseline)
         if raw.shape[1] == 1:
@@ -113,12 +122,15 @@ class ExportedMLP:
             out[f"{prefix}b{k}"] = b
         return out
 
+    @property
+    def n_features_in_(self) -> int:
+        return len(self.mean)
+
     @classmethod
     def from_arrays(cls, arrays: dict, prefix: str) -> "ExportedMLP":
-        n = int(arrays[f"{prefix}n_layers"])
-        return cls(arrays[f"{prefix}classes_"], arrays[f"{prefix}mean"], arrays[f"{prefix}scale"],
-                   [arrays[f"{prefix}W{k}"] for k in range(n)], [arrays[f"{prefix}b{k}"] for k in range(n)],
-                   str(arrays[f"{prefix}activation"]))
+        """Rebuild from :meth:`to_arrays`' output; :class:`superpos.structure.schema.SchemaError`
+        when the layers' shapes do not chain or a value is not finite."""
+        return cls(*mlp_arrays(arrays, prefix))
 
     def predict_proba(self, X) -> np.ndarray:
         h = (np.asarray(X, dtype=np.float64) - self.mean) / self.scale
@@ -191,9 +203,7 @@ def classifier_from_arrays(kind: str, arrays: dict):
         from sklearn.linear_model import LogisticRegression
 
         clf = LogisticRegression()
-        clf.classes_ = arrays["clf_classes_"]
-        clf.coef_ = arrays["clf_coef_"]
-        clf.intercept_ = arrays["clf_intercept_"]
+        clf.classes_, clf.coef_, clf.intercept_ = logistic_arrays(arrays, "clf_")
         clf.n_features_in_ = clf.coef_.shape[1]
         return clf
-    raise SuperposError(f"unknown classifier kind {kind!r} in the model file")
+    raise SuperposError(f"unknown classifier kind {str(kind)[:40]!r} in the model file")

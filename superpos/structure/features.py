@@ -164,8 +164,19 @@ class DatasetFeatures(ParamsMixin):
         return [self.transform_one(X, y) for X, y in datasets]
 
     def transform_one(self, X, y) -> np.ndarray:
+        X, y = check_dataset(X, y)
+        # magnitudes far beyond the corpus's would overflow squares and break least squares:
+        # such columns are seen in units of their largest value
+        big = np.max(np.abs(X), axis=0) > 1e100
+        if big.any():
+            X = X / np.where(big, np.max(np.abs(X), axis=0), 1.0)
+        if np.max(np.abs(y)) > 1e100:
+            y = y / np.max(np.abs(y))
         with np.errstate(all="ignore"):
-            return self._transform_one(*check_dataset(X, y))
+            try:
+                return self._transform_one(X, y)
+            except np.linalg.LinAlgError:  # numerically hopeless data: phi says nothing
+                return np.zeros(len(self.feature_names()))
 
     def _transform_one(self, X, y) -> np.ndarray:
         n, m = X.shape

@@ -10,15 +10,16 @@ import sympy
 
 from ..core.basis import Basis
 from ..core.dataset import check_dataset
-from ..core.files import atomic_write_npz, read_npz
+from ..core.files import atomic_write_npz, one_line, read_npz
 from ..core.params import ParamsMixin
 from ..core.symbolic import to_sympy
 from ..core.tree import edge_contexts
 from ..exceptions import SuperposError
 from .contexts import CONTEXTS, context_block, context_grid, tensor_shape, training_contexts
 from .decode import decode_best, decode_kbest, decode_seed, score_tree
-from .export import classifier_from_arrays, classifier_to_arrays, export_classifier
+from .export import ExportedGBT, classifier_from_arrays, classifier_to_arrays, export_classifier
 from .features import DatasetFeatures
+from .schema import SchemaError, check_classes, check_model_header
 
 if TYPE_CHECKING:
     from .corpus import Corpus
@@ -267,35 +268,56 @@ class StructurePredictor(ParamsMixin):
 
     # -------------------------------------------------------------- persistence
     def save(self, path) -> None:
-        """Save as ``.npz`` of plain arrays with a JSON header (no pickle), atomically."""
+        """Save as ``.npz`` of plain arrays with a JSON header (no pickle), atomically.
+        Refuses a model that :meth:`load` would refuse (see :mod:`.schema` for the bounds)."""
         self._check_fitted()
         kind, clf = export_classifier(self.classifier_)
         f = self.features_
         if type(f) is not DatasetFeatures:
             raise SuperposError("only the built-in DatasetFeatures can be saved")
         meta = {"format": "superpos-model", "version": MODEL_FORMAT, "basis": self.basis_.to_list(),
-                "context": self.context, "max_depth": self.max_depth_, "size_bonus": self.size_bonus_,
-                "floor": self.floor, "classifier": kind,
-                "features": {"n_grid": f.n_grid, "max_variables": f.max_variables}}
-        atomic_write_npz(path, meta=np.array(json.dumps(meta)), **classifier_to_arrays(kind, clf))
+                "context": self.context, "max_depth": int(self.max_depth_), "size_bonus": float(self.size_bonus_),
+                "floor": float(self.floor), "classifier": kind,
+                "features": {"n_grid": int(f.n_grid), "max_variables": int(f.max_variables)}}
+        arrays = classifier_to_arrays(kind, clf)
+        try:
+            check_model_header(meta)
+            self._check_classifier(classifier_from_arrays(kind, arrays), self.n_features_phi_)
+        except SchemaError as exc:
+            raise SuperposError(f"this model cannot be saved in a file superpos reads back: {exc}") from None
+        atomic_write_npz(path, meta=np.array(json.dumps(meta, allow_nan=False)), **arrays)
+
+    def _check_classifier(self, clf, n_phi: int) -> None:
+        """The classifier reads phi (``n_phi`` columns) and the context block, and predicts
+        child colours of the basis."""
+        check_classes(np.asarray(clf.classes_), len(self.basis_))
+        n_in = n_phi + context_block(np.array([[1, 0, 0, 0]]), self.basis_, self.context).shape[1]
+        have = int(clf.n_features_in_)  # an ensemble's: the highest column its splits read, + 1
+        if have > n_in or (have != n_in and not isinstance(clf, ExportedGBT)):
+            raise SchemaError(f"the classifier reads {have} inputs, but the features and the context "
+                              f"give {n_in}")
 
     @classmethod
     def load(cls, path) -> "StructurePredictor":
-        """Load a model written by :meth:`save`; executes no code from the file."""
-        arrays, meta = read_npz(path, "superpos-model", MODEL_FORMAT)
+        """Load a model written by :meth:`save`; executes no code from the file. Every field
+        is checked (:mod:`.schema`): a damaged or crafted file raises one :class:`SuperposError`."""
+        arrays, meta = read_npz(path, "superpos-model", MODEL_FORMAT, remedy="retrain or reinstall it")
         try:
-            basis = Basis(meta["basis"])
-            feats = DatasetFeatures(**meta["features"]).fit()
-            self = cls(basis=basis, context=meta["context"], max_depth=meta["max_depth"],
-                       size_bonus=meta["size_bonus"], floor=meta["floor"])
+            h = check_model_header(meta)
+            basis = h["basis"]
+            feats = DatasetFeatures(n_grid=h["n_grid"], max_variables=h["max_variables"]).fit()
+            self = cls(basis=basis, context=h["context"], max_depth=h["max_depth"],
+                       size_bonus=h["size_bonus"], floor=h["floor"])
             self.basis_ = basis
-            self.max_depth_ = int(meta["max_depth"])
-            self.size_bonus_ = float(meta["size_bonus"])
+            self.max_depth_ = h["max_depth"]
+            self.size_bonus_ = h["size_bonus"]
             self.features_ = feats
-            self.classifier_ = classifier_from_arrays(meta["classifier"], arrays)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SuperposError(f"{path}: damaged model file ({type(exc).__name__}: {exc}); retrain or reinstall it") from None
-        if self.context not in CONTEXTS:
-            raise SuperposError(f"{path}: unknown context {self.context!r} in the model file")
+            self.classifier_ = classifier_from_arrays(h["classifier"], arrays)
+            self._check_classifier(self.classifier_, feats.n_features_out_)
+        except SuperposError as exc:
+            raise SuperposError(f"{path}: damaged model file ({one_line(exc)}); retrain or reinstall it") from None
+        except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
+            raise SuperposError(f"{path}: damaged model file ({type(exc).__name__}: {one_line(exc)}); "
+                                "retrain or reinstall it") from None
         self.n_features_phi_ = feats.n_features_out_
         return self

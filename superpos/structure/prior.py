@@ -14,6 +14,7 @@ from ..core.basis import Basis
 from ..core.symbolic import canonicalize
 from ..core.tree import evaluate, tree_depth
 from ..exceptions import NotRepresentable, SuperposError
+from .schema import MAX_DEPTH, MAX_SIZE
 
 __all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TARGET"]
 
@@ -35,8 +36,8 @@ def check_prior(basis: Basis, n_formulas: int, max_depth: int, max_size: int, mi
     """Refuse settings that cannot give a corpus (before any work, instead of a hang)."""
     if not (isinstance(n_formulas, (int, np.integer)) and 1 <= n_formulas <= 100_000_000):
         raise SuperposError(f"the number of formulas must be in [1, 100000000], got {n_formulas!r}")
-    _int_or_range(max_depth, 1, 10, "max_depth")
-    _int_or_range(max_size, 1, 200, "max_size")
+    _int_or_range(max_depth, 1, MAX_DEPTH, "max_depth")  # the bounds Corpus.load reads back
+    _int_or_range(max_size, 1, MAX_SIZE, "max_size")
     _int_or_range(min_size, 1, max_size, "min_size")
     _int_or_range(n_points, 5, 100_000, "n_points")
     if n_variables is not None:

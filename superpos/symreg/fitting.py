@@ -174,35 +174,62 @@ def refit_constants(tree, basis: Basis, X, y, constants, n_starts: int, max_iter
 
 
 def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5) -> np.ndarray:
-    """Replace each constant by a nearby small rational or short decimal (within ``rtol``,
-    relative; an integer when the constant exceeds 10 in magnitude; 1e-4 for 9.9999999e-5)
-    when the fit on (X, y) stays as good
-    (normalised error grows by < 1e-10 or 0.1 %). On exact data fitted constants are that
-    close; on noisy data they rarely are, and stay."""
-    from fractions import Fraction
+    """Replace constants by simple values (small rationals, integers beyond 10, short decimals
+    such as 1e-4, and 0) when the data cannot tell them apart.
+
+    Exact data: a value within ``rtol`` (relative) that keeps the normalised error within
+    0.1 % (or 1e-10). Noisy data: a likelihood-ratio test of the nested formula with that
+    constant fixed, Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %), with
+    sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors;
+    simpler values are tried first. Fixing a constant at 0 drops its term when sympy renders
+    the formula (no term smaller than the noise)."""
+    from .uncertainty import noise_variance, standard_errors
 
     y = np.asarray(y, dtype=np.float64).ravel()
     c = np.asarray(constants, dtype=np.float64).copy()
-    with np.errstate(all="ignore"):
-        cur = nmse(y, evaluate(tree, basis, X, c))
-    if not np.isfinite(cur):
+
+    def sse(v) -> float:
+        with np.errstate(all="ignore"):
+            r = y - evaluate(tree, basis, X, v)
+            out = float(r @ r)
+        return out if np.isfinite(out) else np.inf
+
+    cur = sse(c)
+    if not np.isfinite(cur) or not c.size:
         return c
+    exact_tol = max(cur * 1.001, cur + 1e-10 * y.size * max(float(np.var(y)), 1e-300))
+    s2 = noise_variance(tree, basis, X, y, c)
+    se = standard_errors(tree, basis, X, y, c) if np.isfinite(s2) and s2 > 0 else np.zeros(c.size)
+    stat_tol = 3.84 * s2 if np.isfinite(s2) else 0.0
     for j in range(c.size):
         v = c[j]
         if not np.isfinite(v):
             continue
-        # beyond 10 only integers: the grid of small fractions is too fine to mean anything;
-        # also a short decimal (1e-4, 0.025: the scale of a unit) at any magnitude
-        simple = [float(Fraction(v).limit_denominator(max_denominator if abs(v) < 10 else 1))]
-        simple += [float(f"{v:.{d}g}") for d in (1, 2, 3)]
-        for q in simple:
-            if q == v or abs(q - v) > rtol * max(abs(v), 1e-3):
+        for q in _simple_values(v, max_denominator):
+            close = abs(q - v) <= rtol * max(abs(v), 1e-3)
+            plausible = np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j]
+            if q == v or not (close or plausible):
                 continue
             trial = c.copy()
             trial[j] = q
-            with np.errstate(all="ignore"):
-                e = nmse(y, evaluate(tree, basis, X, trial))
-            if e <= max(cur * 1.001, cur + 1e-10):  # cur stays the unsnapped error: no drift
-                c = trial
+            e = sse(trial)
+            if (close and e <= exact_tol) or (plausible and e - cur <= stat_tol):
+                c, cur = trial, e
                 break
     return c
+
+
+def _simple_values(v: float, max_denominator: int) -> list[float]:
+    """Candidate simple values near v, simplest first: 0, integers, small fractions, short decimals."""
+    from fractions import Fraction
+
+    out = [0.0, float(round(v))]
+    if abs(v) < 10:  # beyond 10 only integers: the grid of small fractions is too fine to mean anything
+        out += [float(Fraction(v).limit_denominator(d)) for d in (2, 3, 4, 6, max_denominator)]
+    out += [float(f"{v:.{d}g}") for d in (1, 2, 3)]
+    seen, uniq = set(), []
+    for q in out:
+        if q not in seen:
+            seen.add(q)
+            uniq.append(q)
+    return uniq

@@ -65,6 +65,12 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     candidates_ : list of :class:`superpos.symreg.candidates.Candidate`, best first: ``formula``,
         ``log_likelihood``, ``r2_validation``, ``size``, ``rank`` (decoder rank).
     n_features_in_ : number of input columns.
+    constants_se_ : standard error of each constant (least-squares estimate).
+    confidence_ : share of bootstrap resamples of the validation points on which the chosen
+        structure still wins (1.0: always).
+    noise_ : residual standard deviation of the formula on the data.
+    pareto_front_ : [(complexity, validation error, formula)] of the candidates no other beats
+        on both, simplest first.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
     """
 
@@ -100,6 +106,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
             expr = f.expr
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
+        self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
+        self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
 
     def predict(self, X) -> np.ndarray:

@@ -1,0 +1,110 @@
+"""How much to trust a formula: the noise level, each constant's standard error, how often
+the chosen structure wins on bootstrap resamples of the points, and the accuracy-complexity
+front of the candidates (PySR's hall of fame).
+
+All three work on what the search already fitted (no refits), so they cost milliseconds.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..core.basis import Basis
+from ..core.numeric import error_scale
+from ..core.tree import evaluate
+from .candidates import Candidate, Points
+from .render import clean_constants
+
+__all__ = ["noise_variance", "standard_errors", "structure_confidence", "pareto_front"]
+
+
+def noise_variance(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> float:
+    """sigma^2 = SSE / (n - p) of the formula on (X, y): the noise variance when the formula
+    is right (misfit counts as noise when it is not)."""
+    with np.errstate(all="ignore"):
+        r = y - evaluate(tree, basis, X, constants)
+        sse = float(r @ r)
+    n, p = y.size, np.size(constants)
+    if not np.isfinite(sse) or n <= p:
+        return float("inf")
+    return sse / (n - p)
+
+
+def standard_errors(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> np.ndarray:
+    """Standard error of each constant, sqrt(diag(sigma^2 (J^T J)^-1)) with J the
+    finite-difference Jacobian of the formula's values (the usual least-squares estimate;
+    inf where a constant is not identified by the data)."""
+    c = np.asarray(constants, dtype=np.float64)
+    if c.size == 0:
+        return np.zeros(0)
+    s2 = noise_variance(tree, basis, X, y, c)
+    with np.errstate(all="ignore"):
+        f0 = evaluate(tree, basis, X, c)
+        J = np.empty((y.size, c.size))
+        for j in range(c.size):
+            h = 1e-6 * (1.0 + abs(c[j]))
+            d = c.copy()
+            d[j] += h
+            J[:, j] = (evaluate(tree, basis, X, d) - f0) / h
+    if not (np.all(np.isfinite(J)) and np.isfinite(s2)):
+        return np.full(c.size, np.inf)
+    with np.errstate(all="ignore"):
+        JTJ = J.T @ J
+    if not np.all(np.isfinite(JTJ)):
+        return np.full(c.size, np.inf)
+    try:
+        cov = s2 * np.linalg.inv(JTJ + 1e-12 * np.trace(JTJ) / c.size * np.eye(c.size))
+    except np.linalg.LinAlgError:
+        return np.full(c.size, np.inf)
+    return np.sqrt(np.clip(np.diag(cov), 0.0, np.inf))
+
+
+def structure_confidence(cands: list[Candidate], basis: Basis, points: Points, rtol: float, n_boot: int = 100,
+                         top: int = 20, random_state=None) -> float:
+    """The share of ``n_boot`` bootstrap resamples of the validation points on which the
+    winner (``cands[0]``) still wins among the ``top`` best candidates, each keeping its
+    fitted constants, under the same rule (ties within ``rtol`` go to the simpler tree)."""
+    pool = [c for c in cands[:top] if np.isfinite(c.nmse_validation)]
+    if not pool or pool[0] is not cands[0]:
+        return 0.0
+    Xv, yv = points.X[points.val], points.y[points.val]
+    with np.errstate(all="ignore"):
+        R = np.array([(yv - evaluate(c.tree, basis, Xv, c.constants)) ** 2 for c in pool])
+    R = np.where(np.isfinite(R), R, np.inf)
+    rng = np.random.default_rng(random_state)
+    idx = rng.integers(0, yv.size, (n_boot, yv.size))
+    scale = np.array([error_scale(yv[i]) for i in idx])
+    err = R[:, idx].mean(axis=2) / scale[None, :]  # (candidates, resamples)
+    best = err.min(axis=0)
+    tied = err <= best[None, :] * (1.0 + rtol) + 1e-10
+    key = np.array([[c.complexity, -c.log_likelihood] for c in pool])
+    order = np.lexsort((key[:, 1], key[:, 0]))  # simplest first, then the more likely
+    wins = 0
+    for b in range(n_boot):
+        winner = next(k for k in order if tied[k, b])
+        wins += winner == 0
+    return wins / n_boot
+
+
+def pareto_front(cands: list[Candidate], names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
+    """(complexity, validation error, formula) of the candidates no other candidate beats on
+    both (fewer nodes + constants and a lower normalised validation error), simplest first,
+    each formula once (cleaned as for display)."""
+    from .render import rename_variables
+
+    best: dict[int, Candidate] = {}
+    for c in cands:
+        if np.isfinite(c.nmse_validation) and (c.complexity not in best
+                                               or c.nmse_validation < best[c.complexity].nmse_validation):
+            best[c.complexity] = c
+    out, seen, floor = [], set(), np.inf
+    for k in sorted(best):
+        c = best[k]
+        if c.nmse_validation < floor:
+            floor = c.nmse_validation
+            expr = clean_constants(c.formula)
+            expr = rename_variables(expr, names) if names else expr
+            if str(expr) not in seen:
+                seen.add(str(expr))
+                out.append((k, float(c.nmse_validation), expr))
+    return out

@@ -1,0 +1,96 @@
+"""Units (decade normalisation and the map back), noise-aware snapping, standard errors,
+bootstrap confidence and the accuracy-complexity front."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+from superpos import Basis
+from superpos.core.tree import evaluate, from_string
+from superpos.symreg.candidates import Candidate, Points
+from superpos.symreg.fitting import fit_many, snap_constants
+from superpos.symreg.uncertainty import pareto_front, standard_errors, structure_confidence
+from superpos.symreg.units import decade_scales, to_user_units
+
+B2 = Basis.default(2)
+
+
+def test_decade_scales_are_units_invariant():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, (50, 2))
+    y = X[:, 0] ** 2 + 12.0
+    kx, ky = decade_scales(X, y)
+    assert kx.tolist() == [0, 0] and ky == 1
+    for a, b, c in [(1e3, 1e-2, 1e5), (1e-6, 1e6, 1e-4)]:
+        kx2, ky2 = decade_scales(X * [a, b], y * c)
+        assert (kx2 - kx).tolist() == [round(np.log10(a)), round(np.log10(b))] and ky2 - ky == round(np.log10(c))
+        np.testing.assert_allclose(X * [a, b] / 10.0 ** kx2, X / 10.0 ** kx, rtol=1e-12)
+
+
+def test_to_user_units_folds_the_scales_into_constants():
+    t = from_string("add(sin(x1), mul(c, x2))", B2)
+    raw, consts = to_user_units(t, [2.5], B2, np.array([3, -1]), 2)
+    X = np.random.default_rng(1).uniform(1, 2, (20, 2)) * [1e3, 1e-1]
+    want = 100 * (np.sin(X[:, 0] / 1e3) + 2.5 * X[:, 1] / 1e-1)
+    np.testing.assert_allclose(evaluate(raw, B2, X, consts), want, rtol=1e-12)
+    assert to_user_units(from_string("log(sub(x1, x1))", B2), [], B2, np.array([1, 0]), 0) is None
+
+
+def test_a_law_in_other_units_keeps_its_structure():
+    from superpos.symreg.pipeline import find_formula
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-3, 3, (200, 1))
+    y = X[:, 0] ** 2 + np.sin(X[:, 0])
+    plain = find_formula(X, y, random_state=0)
+    mm = find_formula(X * 1000, y * 0.01, random_state=0)
+    x1 = sympy.Symbol("x1", real=True)
+    back = (mm.expr.xreplace({x1: x1 * 1000}) / sympy.Rational(1, 100)).evalf()
+    assert sympy.simplify(sympy.nsimplify(back, tolerance=1e-8, rational=True) - plain.expr) == 0
+
+
+def test_noisy_constants_snap_within_the_noise_and_exact_ones_do_not_move():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-3, 3, (200, 2))
+    t = from_string("mul(c, sin(mul(c, x1)))", B2)
+    y = 2.0 * np.sin(0.5 * X[:, 0]) + rng.normal(0, 0.01 * np.sqrt(np.mean((2 * np.sin(0.5 * X[:, 0])) ** 2)), 200)
+    (fitted, _, _), = fit_many([t], B2, X, y, init=[[1.9, 0.6]], random_state=0)
+    assert not np.allclose(fitted, [2.0, 0.5], rtol=1e-5, atol=0)  # the noise moves them
+    assert np.abs(snap_constants(t, B2, X, y, fitted)).tolist() == [2.0, 0.5]  # or the mirror (-2, -0.5)
+    # a constant far outside its standard error stays
+    assert snap_constants(t, B2, X, y, [2.3, 0.5])[0] == 2.3
+    exact = 2.0 * np.sin(0.5004 * X[:, 0])
+    assert snap_constants(t, B2, X, exact, [2.0, 0.5004]).tolist() == [2.0, 0.5004]
+
+
+def test_standard_errors_match_ordinary_least_squares():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 5, (400, 2))
+    y = 1.5 * X[:, 0] + 0.7 + rng.normal(0, 0.3, 400)
+    t = from_string("add(mul(c, x1), c)", B2)
+    A = np.column_stack([X[:, 0], np.ones(400)])
+    coef, res, *_ = np.linalg.lstsq(A, y, rcond=None)
+    s2 = res[0] / (400 - 2)
+    want = np.sqrt(np.diag(s2 * np.linalg.inv(A.T @ A)))
+    np.testing.assert_allclose(standard_errors(t, B2, X, y, coef), want, rtol=1e-4)
+
+
+def _cand(s, err, rank, consts=()):
+    return Candidate(from_string(s, B2), tuple(B2.to_list()), -float(rank), rank, np.asarray(consts, float), err, err)
+
+
+def test_confidence_and_front():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-2, 2, (60, 2))
+    y = np.sin(X[:, 0]) + 0.3 * X[:, 0] ** 2
+    pts = Points(X, y, np.arange(40), np.arange(40, 60))
+    good = _cand("add(sin(x1), mul(c, pow2(x1)))", 1e-20, 0, [0.3])
+    worse = _cand("sin(x1)", 0.2, 1)
+    assert structure_confidence([good, worse], B2, pts, 0.05, random_state=0) == 1.0
+    tie = _cand("add(sin(x1), mul(c, pow2(x1)))", 1e-20, 2, [0.3])
+    assert structure_confidence([worse, good], B2, pts, 0.05) == 0.0  # the winner is not the best here
+    front = pareto_front([good, worse, tie, _cand("x1", 0.5, 3), _cand("add(x1, x2)", 0.6, 4)])
+    assert [k for k, _, _ in front] == [1, 2, 8] and [str(f) for _, _, f in front][1] == "sin(x1)"
+    errs = [e for _, e, _ in front]
+    assert errs == sorted(errs, reverse=True)
