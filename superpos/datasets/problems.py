@@ -8,7 +8,6 @@ range for all variables or ``x1:...;x2:...`` per variable.
 """
 from __future__ import annotations
 
-import csv
 import re
 import time
 from dataclasses import dataclass
@@ -26,6 +25,11 @@ __all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "be
 
 _RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
 _VAR = re.compile(r"x([1-9][0-9]*)")
+_REQUIRED = ("name", "formula", "sampling_range")
+# limits on a benchmark file (users pass their own): problems, points, |range ends|, grid points per variable
+# and in all, points and values of one sample, file size, seconds to read the formulas
+_MAX_PROBLEMS, _MAX_N_POINTS, _MAX_ABS, _MAX_AXIS, _MAX_GRID = 10_000, 100_000, 1e6, 100_000, 1_000_000
+_MAX_SAMPLE, _MAX_VALUES, _MAX_FILE_BYTES, _MAX_SECONDS = 1_000_000, 10_000_000, 64 << 20, 60
 
 
 def benchmark_folder() -> Path:
@@ -40,13 +44,27 @@ def available_problem_sets(folder=None) -> list[str]:
 
 
 def _parse_range(text: str):
+    """(kind, low, high, step) of ``U[a,b]`` or ``E[a,b,step]``: finite ends within +-1e6,
+    low <= high, and an E grid of at most 100,000 points."""
     m = _RANGE.match(text)
-    if not m:
-        raise SuperposError(f"bad sampling range {text!r}: use U[a,b] or E[a,b,step]")
-    kind, lo, hi, step = m.group(1), float(m.group(2)), float(m.group(3)), m.group(4)
-    if hi < lo or (kind == "E" and (step is None or float(step) <= 0)):
-        raise SuperposError(f"bad sampling range {text!r}")
-    return kind, lo, hi, float(step) if step else 0.0
+    if not m or (m.group(1) == "E") != (m.group(4) is not None):
+        raise SuperposError(f"bad sampling range {text[:80]!r}: use U[a,b] or E[a,b,step]")
+    try:
+        lo, hi, step = (float(g) for g in (m.group(2), m.group(3), m.group(4) or "0"))
+    except ValueError:
+        raise SuperposError(f"bad number in the sampling range {text[:80]!r}") from None
+    if not all(np.isfinite(v) and abs(v) <= _MAX_ABS for v in (lo, hi, step)) or hi < lo:
+        raise SuperposError(f"bad sampling range {text[:80]!r}: finite ends with |value| <= {_MAX_ABS:g}, low <= high")
+    if m.group(1) == "E" and not (step > 0 and (hi - lo) / step < _MAX_AXIS
+                                  and _axis_size(("E", lo, hi, step), 0) <= _MAX_AXIS):
+        raise SuperposError(f"bad sampling range {text[:80]!r}: the step must be positive and give at most "
+                            f"{_MAX_AXIS:,} points")
+    return m.group(1), lo, hi, step
+
+
+def _axis_size(r, n: int) -> int:
+    """Points on one axis of the grid: an E range's grid, or ``n`` uniform points."""
+    return int(np.floor((r[2] - r[1]) / r[3] + 1e-9)) + 1 if r[0] == "E" else n
 
 
 @dataclass(frozen=True)
@@ -82,47 +100,109 @@ class Problem:
     def sample(self, n: int | None = None, random_state=None, fresh: bool = False):
         """Points (X, y). ``fresh=True`` draws ``n`` (default 1000) uniform points in the
         ranges' bounds whatever their kind (for test R^2); otherwise the published design:
-        U ranges draw ``n`` (default ``n_points``) uniform points, E ranges give the grid."""
+        U ranges draw ``n`` (default ``n_points``) uniform points, E ranges give the grid.
+        ``n`` is between 1 and 1,000,000; a grid has at most 1,000,000 points."""
         rng = np.random.default_rng(random_state)
-        if fresh or all(r[0] == "U" for r in self.ranges):
-            n = int(n or (1000 if fresh else self.n_points))
+        uniform = fresh or all(r[0] == "U" for r in self.ranges)
+        n = n if n is not None else 1000 if fresh else self.n_points or None
+        if n is None and any(r[0] == "U" for r in self.ranges):
+            raise SuperposError(f"problem {self.name!r} gives no n_points: pass the number of points n")
+        if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= _MAX_SAMPLE):
+            raise SuperposError(f"the number of points must be an integer between 1 and {_MAX_SAMPLE:,}, got {n!r}")
+        rows = float(n if uniform else np.prod([_axis_size(r, n) for r in self.ranges], dtype=float))
+        if rows > _MAX_GRID or rows * len(self.ranges) > _MAX_VALUES:
+            raise SuperposError(f"problem {self.name!r}: {rows:,.0f} points of {len(self.ranges)} variables are too "
+                                f"many (at most {_MAX_GRID:,} points and {_MAX_VALUES:,} values)")
+        if uniform:
             X = np.column_stack([rng.uniform(r[1], r[2], n) for r in self.ranges])
         else:
-            axes = []
-            for kind, lo, hi, step in self.ranges:
-                if kind == "E":
-                    axes.append(lo + step * np.arange(int(np.floor((hi - lo) / step + 1e-9)) + 1))
-                else:
-                    axes.append(rng.uniform(lo, hi, int(n or self.n_points)))
+            axes = [r[1] + r[3] * np.arange(_axis_size(r, n)) if r[0] == "E" else rng.uniform(r[1], r[2], n)
+                    for r in self.ranges]
             X = np.column_stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")])
         with np.errstate(all="ignore"):
             y = self.function()(X)
         return X, y
 
 
+def _read_rows(path: Path):
+    """The source (``#`` lines), the header (column name -> index) and the (line number, cells)
+    of each problem row of a .tsv file, checked: UTF-8, the required columns, full rows."""
+    if path.stat().st_size > _MAX_FILE_BYTES:
+        raise SuperposError(f"{path} is larger than {_MAX_FILE_BYTES >> 20} MiB")
+    try:
+        lines = [line.rstrip("\r") for line in path.read_bytes().decode("utf-8-sig").split("\n")]
+    except UnicodeDecodeError as exc:
+        raise SuperposError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    source = " ".join(line.lstrip("# ").strip() for line in lines if line.startswith("#"))
+    rows = [(k + 1, [c.strip() for c in line.split("\t")]) for k, line in enumerate(lines)
+            if line.strip() and not line.startswith("#")]
+    if not rows:
+        raise SuperposError(f"{path} has no header line (columns: {', '.join(_REQUIRED)}, n_points)")
+    header = {c: k for k, c in reversed(list(enumerate(rows[0][1])))}
+    missing = [c for c in _REQUIRED if c not in header]
+    if missing:
+        raise SuperposError(f"{path} lacks the columns {', '.join(missing)} (required: {', '.join(_REQUIRED)}; "
+                            f"optional: n_points)")
+    if len(rows) - 1 > _MAX_PROBLEMS:
+        raise SuperposError(f"{path} has {len(rows) - 1:,} problems (at most {_MAX_PROBLEMS:,})")
+    for line, cells in rows[1:]:
+        need = [c for c in _REQUIRED if header[c] >= len(cells) or not cells[header[c]]]
+        if need or any(cells[len(rows[0][1]):]):
+            raise SuperposError(f"{path} line {line}: " + (f"no {', '.join(need)}" if need else
+                                f"{len(cells)} cells, the header has {len(rows[0][1])}"))
+    return source, header, rows[1:]
+
+
+def _problem(path: Path, line: int, row: dict, source: str) -> Problem:
+    """One checked row: the formula parses, the ranges cover its variables, the grid is not too large."""
+    name, formula, spec = row["name"], row["formula"], row["sampling_range"]
+    where = f"{path} line {line} (problem {name[:60]!r})"
+    try:
+        parse_formula(formula)
+        used = [int(v) for v in _VAR.findall(formula)]
+        m = max(used) if used else 1
+        if ":" in spec:
+            parts = dict((k.strip(), v) for k, _, v in (p.partition(":") for p in spec.split(";") if p.strip()))
+            lacking = [f"x{k + 1}" for k in range(m) if f"x{k + 1}" not in parts]
+            if lacking:
+                raise SuperposError(f"the sampling range names no range for {', '.join(lacking[:5])}"
+                                    + (", ..." if len(lacking) > 5 else ""))
+            ranges = tuple(_parse_range(parts[f"x{k + 1}"]) for k in range(m))
+        else:
+            ranges = (_parse_range(spec),) * m
+        n_pts = row.get("n_points", "-") or "-"
+        if n_pts != "-" and not (re.fullmatch(r"[0-9]{1,6}", n_pts) and 1 <= int(n_pts) <= _MAX_N_POINTS):
+            raise SuperposError(f"n_points must be '-' or an integer between 1 and {_MAX_N_POINTS:,}, "
+                                f"got {n_pts[:40]!r}")
+        n = int(n_pts) if n_pts != "-" else 0
+        grid = np.prod([_axis_size(r, n or 1) for r in ranges], dtype=float)
+        if any(r[0] == "E" for r in ranges) and grid > _MAX_GRID:
+            raise SuperposError(f"the sampling grid has more than {_MAX_GRID:,} points")
+    except SuperposError as exc:
+        raise SuperposError(f"{where}: {exc}") from None
+    return Problem(name, formula, m, ranges, n, source)
+
+
 def load_problems(name: str = "nguyen", folder=None, names=None) -> list[Problem]:
     """Problems of the set ``name`` (a file ``<name>.tsv`` in ``folder``, default
-    :func:`benchmark_folder`); ``names`` keeps only those problems, in that order."""
+    :func:`benchmark_folder`); ``names`` keeps only those problems, in that order. The file
+    is checked (UTF-8, the columns name, formula and sampling_range, at most 10,000 rows,
+    formulas :func:`parse_formula` accepts, bounded ranges and grids): a bad one gives
+    one :class:`SuperposError` naming the line."""
     folder = Path(folder) if folder else benchmark_folder()
     path = folder / f"{name}.tsv"
     if not path.is_file():
         raise SuperposError(f"no benchmark set {name!r} in {folder} (available: {', '.join(available_problem_sets(folder))})")
-    lines = path.read_text(encoding="utf-8").splitlines()
-    source = " ".join(line.lstrip("# ").strip() for line in lines if line.startswith("#"))
-    rows = list(csv.DictReader([line for line in lines if line.strip() and not line.startswith("#")], delimiter="\t"))
-    out = []
-    for row in rows:
-        formula = row["formula"].strip()
-        used = [int(v) for v in _VAR.findall(formula)]
-        m = max(used) if used else 1
-        spec = row["sampling_range"].strip()
-        if ":" in spec:
-            parts = dict(p.split(":", 1) for p in spec.split(";"))
-            ranges = tuple(_parse_range(parts[f"x{k + 1}"]) for k in range(m))
-        else:
-            ranges = (_parse_range(spec),) * m
-        n_pts = row.get("n_points", "-").strip()
-        out.append(Problem(row["name"].strip(), formula, m, ranges, int(n_pts) if n_pts not in ("", "-") else 0, source))
+    source, header, rows = _read_rows(path)
+    out, seen, deadline = [], {}, time.perf_counter() + _MAX_SECONDS
+    for line, cells in rows:
+        if time.perf_counter() > deadline:  # each formula takes parse_formula at most 2 s, most a millisecond
+            raise SuperposError(f"{path}: reading its formulas took more than {_MAX_SECONDS} s (line {line})")
+        p = _problem(path, line, {c: cells[k] if k < len(cells) else "" for c, k in header.items()}, source)
+        if p.name in seen:
+            raise SuperposError(f"{path} line {line}: the problem name {p.name[:60]!r} is also on line {seen[p.name]}")
+        seen[p.name] = line
+        out.append(p)
     if names is not None:
         by = {p.name: p for p in out}
         missing = [n for n in names if n not in by]
