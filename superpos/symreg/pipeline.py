@@ -3,9 +3,12 @@
 
 The structure predictor ranks the ``top_k`` most likely skeletons, duplicates are dropped,
 every skeleton's constants are fitted on part of the points and scored on the rest, local
-search (optional) fits the trees one edit away from the best ones, the winner (ties: the
-smaller tree) is refitted on all points, near-rational constants are snapped when the fit
-does not suffer, and sympy simplifies the result under a time cap. Kept free of
+search fits the trees one edit away from the best ones. Data outside the decade of
+magnitudes the model knows get the same search on the data rescaled by powers of ten
+(:mod:`.units`), its best candidates mapped back to the user's units. The winner (ties: the
+smaller tree) is refitted on all points, constants the data cannot tell from simple values
+are snapped, and sympy simplifies the result under a time cap; the constants' standard
+errors, the structure's bootstrap confidence and the accuracy-complexity front come with it. Kept free of
 scikit-learn imports so that the command line starts fast.
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import rank_candidates
 from .settings import FormulaSettings
+from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
 from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
@@ -40,8 +44,11 @@ points, and features such as log n and the curve's smoothing window depend on n.
 @dataclass
 class Formula:
     """A data set's formula: ``expr`` (sympy, fitted constants), the winning prefix ``tree``
-    and its ``constants``, every fitted ``candidates`` best first, and ``timings`` (seconds
-    spent decoding, fitting candidates, refitting the winner, simplifying)."""
+    and its ``constants`` with their ``standard_errors``, every fitted ``candidates`` best
+    first, ``confidence`` (the share of bootstrap resamples of the validation points on which
+    this structure still wins), ``noise`` (the residual standard deviation on all points) and
+    ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying).
+    :meth:`pareto_front` gives the accuracy-complexity front."""
 
     expr: sympy.Expr
     tree: np.ndarray
@@ -49,6 +56,14 @@ class Formula:
     basis_names: list
     candidates: list[Candidate] = field(repr=False)
     timings: dict = field(repr=False)
+    standard_errors: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    confidence: float = float("nan")
+    noise: float = float("nan")
+
+    def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
+        """(complexity, validation error, formula) of the candidates no other beats on both,
+        simplest first (:func:`~superpos.symreg.uncertainty.pareto_front`)."""
+        return pareto_front(self.candidates, names)
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, m); NaN where it is undefined."""
@@ -85,8 +100,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("fitting candidates")
     cands = _search_space(model, points, shown, settings, seed, clock)
     kx, ky = decade_scales(Xs, ys)
-    if kx.any() or ky:  # the same search on the data in the decades the model knows, mapped back
-        normalised = Points(Xs / 10.0 ** kx, ys / 10.0**ky, points.fit, points.val)
+    if kx.any() or ky:  # the same search on the data in the decade the model knows, mapped back
+        normalised = Points(Xs / 10.0**kx, ys / 10.0**ky, points.fit, points.val)
         alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
         cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
                                                                  len(cands)), rtol), basis)
@@ -98,6 +113,9 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
     constants = snap_constants(win.tree, basis, X, y, constants)
+    errors = standard_errors(win.tree, basis, X, y, constants)
+    noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
+    confidence = structure_confidence(cands, basis, points, rtol, random_state=seed)
     clock.lap("refit")
 
     report("simplifying")
@@ -105,7 +123,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     expr = simplify_capped(expr, float(settings.simplify_seconds))
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
-                   basis.to_list(), cands, clock.laps)
+                   basis.to_list(), cands, clock.laps, errors, confidence, noise)
 
 
 def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
