@@ -268,3 +268,16 @@ def test_fit_many_refuses_what_is_not_a_tree(bad):
     with pytest.raises(SuperposError):
         fit_many([np.array(bad, dtype=np.int64)], b, np.ones((10, 1)), np.arange(10.0))
 
+
+
+def test_compiled_error_scale_and_nmse_equal_the_numpy_ones():
+    from superpos._kernels.program import error_scale as k_scale
+    from superpos._kernels.program import nmse as k_nmse
+    from superpos.core.numeric import error_scale
+
+    rng = np.random.default_rng(7)
+    for y in (rng.normal(size=30), np.full(10, 3.0), np.zeros(5), rng.normal(size=8) * 1e-160):
+        pred = y + rng.normal(size=y.size)
+        assert k_scale(y) == pytest.approx(error_scale(y), rel=1e-12)
+        assert k_nmse(y, pred) == pytest.approx(nmse(y, pred), rel=1e-10)
+    assert k_nmse(np.ones(3), np.array([1.0, np.nan, 1.0])) == nmse(np.ones(3), np.array([1.0, np.nan, 1.0])) == np.inf

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DIV_EPS", "MAX_CONSTANT", "MAX_DATA", "error_scale", "nmse", "r2"]
+__all__ = ["DIV_EPS", "MAX_CONSTANT", "MAX_DATA", "VARIANCE_FLOOR", "error_scale", "nmse", "r2"]
 
 DIV_EPS = 1e-12
 """Protected division: a denominator with |b| <= DIV_EPS gives NaN (the candidate loses)."""
@@ -16,24 +16,30 @@ MAX_DATA = 1e300  # the messages of core.dataset say "1e300"
 """Data values beyond this magnitude are refused (squares would overflow)."""
 
 
+VARIANCE_FLOOR = 1e-300
+"""Below this variance y counts as constant and its mean square (at least 1) scales the error."""
+
+
 def error_scale(y: np.ndarray) -> float:
     """The denominator of the normalised error: var(y), or for a constant y its mean square
-    (at least 1). The fitting kernel computes the same (``_kernels.program.error_scale``)."""
-    from .._kernels.program import error_scale as kernel
-
-    return float(kernel(np.ascontiguousarray(y, dtype=np.float64)))
+    (at least 1). The fitting kernel's ``_kernels.program.error_scale`` is its compiled twin
+    (the tests compare them); plain numpy here, so that a command does not load a compiled
+    kernel to score one formula."""
+    y = np.asarray(y, dtype=np.float64)
+    var = float(np.var(y))
+    return var if var > VARIANCE_FLOOR else max(float(np.mean(y * y)), 1.0)
 
 
 def nmse(y: np.ndarray, pred: np.ndarray) -> float:
     """Mean squared error over :func:`error_scale` (1 for a constant predictor at the mean;
     inf when pred is not finite or has another shape)."""
-    from .._kernels.program import nmse as kernel
-
-    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
-    pred = np.ascontiguousarray(pred, dtype=np.float64)
-    if pred.shape != y.shape or y.size == 0:
+    y = np.asarray(y, dtype=np.float64).ravel()
+    pred = np.asarray(pred, dtype=np.float64)
+    if pred.shape != y.shape or y.size == 0 or not np.all(np.isfinite(pred)):
         return np.inf
-    return float(kernel(y, pred))
+    with np.errstate(all="ignore"):
+        out = float(np.mean((y - pred) ** 2)) / error_scale(y)
+    return out if np.isfinite(out) else np.inf
 
 
 def r2(y: np.ndarray, pred: np.ndarray) -> float:

@@ -36,6 +36,10 @@ from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
+_EXACT = 1e-10
+"""A normalised validation error this small is exact to the precision data are written with
+(1e-13 for the 10 digits of datasets/examples/example.csv): the units pass is skipped."""
+
 _MODEL_POINTS = 200
 """The structure model sees at most this many points: its corpus has data sets of 20-200
 points, and features such as log n and the curve's smoothing window depend on n."""
@@ -100,7 +104,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("fitting candidates")
     cands = _search_space(model, points, shown, settings, seed, clock)
     kx, ky = decade_scales(Xs, ys)
-    if kx.any() or ky:  # the same search on the data in the decade the model knows, mapped back
+    exact = cands and cands[0].nmse_validation < _EXACT  # no other formula can fit better
+    if (kx.any() or ky) and not exact:  # the same search on the data in the decade the model knows, mapped back
         normalised = Points(Xs / 10.0**kx, ys / 10.0**ky, points.fit, points.val)
         alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
         cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
