@@ -94,3 +94,16 @@ def test_confidence_and_front():
     assert [k for k, _, _ in front] == [1, 2, 8] and [str(f) for _, _, f in front][1] == "sin(x1)"
     errs = [e for _, e, _ in front]
     assert errs == sorted(errs, reverse=True)
+
+
+def test_absurd_formulas_are_refused_between_neighbouring_points():
+    from superpos.symreg.selection import plausible
+
+    x = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])[:, None]
+    y = 2 * x[:, 0] + 1
+    pole = from_string("add(div(1, sub(x1, c)), mul(c, x1))", B2)
+    assert np.all(np.isfinite(evaluate(pole, B2, x, [0.5, 2.0])))  # finite at every data point
+    assert not plausible(pole, B2, [0.5, 2.0], x, y)  # but infinite between 0.4 and 0.6
+    assert plausible(from_string("add(mul(c, x1), 1)", B2), B2, [2.0], x, y)
+    wild = from_string("mul(c, sin(mul(c, x1)))", B2)  # swings far beyond the data between points
+    assert not plausible(wild, B2, [50.0, 31.4159], x, 50 * np.sin(31.4159 * x[:, 0]) * 0 + y)

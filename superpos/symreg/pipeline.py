@@ -29,7 +29,7 @@ from .candidates import Candidate, Points, fit_candidates, structural_key, uniqu
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
-from .selection import rank_candidates
+from .selection import plausible, rank_candidates
 from .settings import FormulaSettings
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
 from .units import decade_scales, to_user_units
@@ -113,6 +113,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("fit_candidates")
 
     report("refitting on all points")
+    cands = _plausible_first(cands, basis, Xs, ys)
     win = cands[0]
     subsampled = sample.size < X.shape[0]
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
@@ -161,6 +162,16 @@ def _in_user_units(cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int
     names = tuple(basis.to_list())
     return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev)
             for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]
+
+
+def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray,
+                     tries: int = 20) -> list[Candidate]:
+    """The best of the first ``tries`` candidates that is not absurd
+    (:func:`~superpos.symreg.selection.plausible`) moved to the front; unchanged when none is."""
+    for k, c in enumerate(cands[:tries]):
+        if np.isfinite(c.nmse_validation) and plausible(c.tree, basis, c.constants, X, y):
+            return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
+    return cands
 
 
 def _distinct(cands: list[Candidate], basis: Basis) -> list[Candidate]:

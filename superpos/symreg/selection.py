@@ -9,7 +9,7 @@ import numpy as np
 
 from .candidates import Candidate
 
-__all__ = ["selection_order", "rank_candidates"]
+__all__ = ["selection_order", "rank_candidates", "plausible"]
 
 
 def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:
@@ -30,3 +30,27 @@ def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e
 def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
     """The candidates best first under :func:`selection_order`."""
     return [cands[k] for k in selection_order(cands, rtol=rtol)]
+
+
+def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, max_pairs: int = 2000) -> bool:
+    """No absurd formula: finite at the data points and at 3 points inside the segment from
+    each data point to its nearest neighbour (inputs scaled to their ranges; not the whole
+    bounding box, where correlated inputs may put a true pole), and within twice the target's
+    range around it there, [min y - R/2, max y + R/2] with R = max y - min y."""
+    from ..core.tree import evaluate
+
+    lo, hi = float(np.min(y)), float(np.max(y))
+    half = 0.5 * (hi - lo)
+    n = X.shape[0]
+    idx = np.arange(n) if n <= max_pairs else np.linspace(0, n - 1, max_pairs).astype(np.int64)
+    Z = X[idx]
+    width = np.ptp(Z, axis=0)
+    U = Z / np.where(width > 0, width, 1.0)
+    d = ((U[:, None, :] - U[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(d, np.inf)
+    nearest = d.argmin(axis=1)
+    t = np.array([0.25, 0.5, 0.75])[:, None, None]
+    mids = (Z[None, :, :] * (1 - t) + Z[nearest][None, :, :] * t).reshape(-1, X.shape[1])
+    with np.errstate(all="ignore"):
+        v = evaluate(tree, basis, np.vstack([Z, mids]), constants)
+    return bool(np.all(np.isfinite(v)) and np.all(v >= lo - half) and np.all(v <= hi + half))
