@@ -141,6 +141,11 @@ def test_fit_candidates_split_and_all_points(X2):
     assert isinstance(best.formula, sympy.Expr)
     small = Points.split(X2[:6], y[:6], 0.25, np.random.default_rng(0))
     assert np.array_equal(small.fit, small.val) and small.n_validation == 6
+    assert len(small.folds) == 6 and all(te.size == 1 for _, te in small.folds)  # leave-one-out
+    mid = Points.split(X2[:25], y[:25], 0.25, np.random.default_rng(0), cross_validate_below=30)
+    assert len(mid.folds) == 5 and sorted(np.concatenate([te for _, te in mid.folds]).tolist()) == list(range(25))
+    cv = fit_candidates(ranked, B2, mid, FormulaSettings(), seed=0)
+    assert cv[0].nmse_validation < 1e-20 and cv[1].nmse_validation > 0.01 and cv[2].nmse_validation == np.inf
 
 
 def test_refit_and_snap(X2):

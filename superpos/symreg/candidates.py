@@ -82,21 +82,31 @@ class Candidate:
 @dataclass(frozen=True)
 class Points:
     """A data set split into the points that fit constants (``fit``) and the points that
-    choose between candidates (``val``); both are all points for small data sets."""
+    choose between candidates (``val``). Small data sets are not split once but into
+    ``folds`` [(fit, val)] for K-fold cross-validation; ``fit`` and ``val`` are then all points."""
 
     X: np.ndarray
     y: np.ndarray
     fit: np.ndarray
     val: np.ndarray
+    folds: tuple = ()
 
     @classmethod
-    def split(cls, X: np.ndarray, y: np.ndarray, validation_fraction: float, rng: np.random.Generator) -> "Points":
-        """A random split; fewer than 8 points, or a zero fraction, fit and validate on all points."""
+    def split(cls, X: np.ndarray, y: np.ndarray, validation_fraction: float, rng: np.random.Generator,
+              cross_validate_below: int = 0) -> "Points":
+        """A random split; below ``cross_validate_below`` points (or when a split would leave
+        fewer than 4 fitting or 2 validation points) K-fold folds instead: leave-one-out up
+        to 10 points, 5 folds above."""
         n = X.shape[0]
         n_val = int(round(validation_fraction * n))
-        if n < 8 or n_val < 2 or n - n_val < 4:
+        if n < max(8, cross_validate_below) or n_val < 2 or n - n_val < 4:
             idx = np.arange(n)
-            return cls(X, y, idx, idx)
+            if validation_fraction == 0 or n < 3:
+                return cls(X, y, idx, idx)
+            k = n if n <= 10 else 5
+            fold = np.empty(n, dtype=np.int64)
+            fold[rng.permutation(n)] = np.arange(n) % k
+            return cls(X, y, idx, idx, tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(k)))
         perm = rng.permutation(n)
         return cls(X, y, np.sort(perm[n_val:]), np.sort(perm[:n_val]))
 
@@ -107,6 +117,19 @@ class Points:
     def parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(X_fit, y_fit, X_val, y_val)."""
         return self.X[self.fit], self.y[self.fit], self.X[self.val], self.y[self.val]
+
+    def cross_validated(self, trees, basis: Basis, constants: list, settings: FormulaSettings, seed: int) -> np.ndarray:
+        """Per tree, the pooled held-out error over the folds (sum of squared errors on each
+        fold's held-out points, refitted on the rest from ``constants``), normalised like the
+        validation error: SSE / (n error_scale(y))."""
+        from ..core.numeric import error_scale
+
+        sse = np.zeros(len(trees))
+        for tr, te in self.folds:
+            fits = fit_many(trees, basis, self.X[tr], self.y[tr], self.X[te], self.y[te], n_starts=1,
+                            max_iter=settings.lm_iterations, init=constants, random_state=seed)
+            sse += np.array([ev for _, _, ev in fits]) * error_scale(self.y[te]) * te.size
+        return sse / (self.y.size * error_scale(self.y))
 
 
 _COMMUTATIVE = ("add", "mul")
@@ -157,7 +180,8 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
     Every skeleton first gets the cheap ``settings.screen`` fit (starts, iterations); the
     ``settings.refit_top`` best by validation error are then fitted with ``n_starts`` /
     ``lm_iterations``, starting also from the screen's constants. Each stage is one compiled
-    call (:func:`~superpos.symreg.fitting.fit_many`)."""
+    call (:func:`~superpos.symreg.fitting.fit_many`). With ``points.folds`` (small data) the
+    validation error is the cross-validated one (:meth:`Points.cross_validated`)."""
     Xf, yf, Xv, yv = points.parts()
     names = tuple(basis.to_list())
     trees = [tree for _, _, tree in ranked]
@@ -173,4 +197,10 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
         for j, new in zip(redo, again):
             if new[2] < fits[j][2] or not np.isfinite(fits[j][2]):
                 fits[j] = new
+    if points.folds and fits:  # small data: the best by training error are ranked by cross-validation
+        top = [int(j) for j in np.argsort([ef for _, ef, _ in fits], kind="stable")[:3 * settings.refit_top]]
+        cv = points.cross_validated([trees[j] for j in top], basis, [fits[j][0] for j in top], settings, seed)
+        held_out = np.full(len(fits), np.inf)  # the others are not cross-validated and cannot win
+        held_out[top] = cv
+        fits = [(c, ef, float(e)) for (c, ef, _), e in zip(fits, held_out)]
     return [Candidate(tree, names, score, r, c, ef, ev) for (r, score, tree), (c, ef, ev) in zip(ranked, fits)]

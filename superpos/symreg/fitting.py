@@ -180,7 +180,8 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     Exact data: a value within ``rtol`` (relative) that keeps the normalised error within
     0.1 % (or 1e-10). Noisy data: a likelihood-ratio test of the nested formula with that
     constant fixed, Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %), with
-    sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors;
+    sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors
+    and 2 % (0 needs only the three standard errors: an insignificant term);
     simpler values are tried first. Fixing a constant at 0 drops its term when sympy renders
     the formula (no term smaller than the noise)."""
     from .uncertainty import noise_variance, standard_errors
@@ -207,7 +208,9 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
             continue
         for q in _simple_values(v, max_denominator):
             close = abs(q - v) <= rtol * max(abs(v), 1e-3)
-            plausible = np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j]
+            # within three standard errors, and (but for dropping an insignificant term) within
+            # 2 %: the residuals of a wrong formula would pass for noise and snap anything
+            plausible = np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j] and (q == 0 or abs(q - v) <= 0.02 * abs(v))
             if q == v or not (close or plausible):
                 continue
             trial = c.copy()

@@ -99,7 +99,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     sample = selection_sample(X, y, settings.max_points, rng)
     Xs, ys = X[sample], y[sample]
     shown = selection_sample(Xs, ys, _MODEL_POINTS, rng)  # the size of data set the model was trained on
-    points = Points.split(Xs, ys, settings.validation_fraction, rng)
+    points = Points.split(Xs, ys, settings.validation_fraction, rng, settings.cross_validate_below)
     rtol = settings.tie_tolerance(points.n_validation)
     report("fitting candidates")
     cands = _search_space(model, points, shown, settings, seed, clock)

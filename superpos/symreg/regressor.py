@@ -40,8 +40,11 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         candidates (:mod:`superpos.symreg.search`), which finds formulas the model ranks too low;
         about 0.1-0.2 s per round. The default, 2, is the command line's; 0 is the fast path
         (tens of milliseconds).
-    validation_fraction : share of the points held out to choose between skeletons
-        (data sets of fewer than 8 points are fitted and scored on all points).
+    validation_fraction : share of the points held out to choose between skeletons.
+    cross_validate_below : data sets of fewer points choose by K-fold cross-validation
+        instead of one split (leave-one-out up to 10 points, else 5 folds): each candidate's
+        constants are refitted on every fold's other points and its pooled held-out error
+        ranks it; one random 75/25 split of 12-30 points decides by chance.
     n_starts, lm_iterations : Levenberg-Marquardt starts and iterations per start of the
         constant fit of the best candidates (every candidate first gets a cheaper screen).
     simplify_seconds : wall-clock cap on ``sympy.simplify`` of the winner (0: skip).
@@ -77,7 +80,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
                  search_rounds: int = 2, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
-                 simplify_seconds: float = 1.0, tie_rtol=0.05, max_points: int = 1000, random_state=None):
+                 simplify_seconds: float = 1.0, tie_rtol=0.05, max_points: int = 1000,
+                 cross_validate_below: int = 30, random_state=None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -89,6 +93,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.simplify_seconds = simplify_seconds
         self.tie_rtol = tie_rtol
         self.max_points = max_points
+        self.cross_validate_below = cross_validate_below
         self.random_state = random_state
 
     def fit(self, X, y):

@@ -32,6 +32,7 @@ class FormulaSettings:
     simplify_seconds: float = 1.0
     tie_rtol: float | str = 0.05
     max_points: int = 1000
+    cross_validate_below: int = 30
     random_state: object = None
 
     screen: tuple[int, int] = (2, 8)
@@ -59,6 +60,8 @@ class FormulaSettings:
             raise SuperposError(f"simplify_seconds must be a number of seconds in [0, 3600], got {self.simplify_seconds!r}")
         if not (_is_int(self.max_points) and 20 <= self.max_points <= 10_000_000):
             raise SuperposError(f"max_points must be an integer in [20, 10000000], got {self.max_points!r}")
+        if not (_is_int(self.cross_validate_below) and 0 <= self.cross_validate_below <= 1000):
+            raise SuperposError(f"cross_validate_below must be an integer in [0, 1000], got {self.cross_validate_below!r}")
         if isinstance(self.tie_rtol, str):
             if self.tie_rtol != "auto":
                 raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")
