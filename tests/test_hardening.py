@@ -173,3 +173,23 @@ def test_chain_model_loss_is_not_normalised_by_default():
     from superpos.ssvm import ChainModel
 
     assert ChainModel().normalize_loss is False
+
+
+def test_evaluate_with_a_foreign_tsv_and_help_without_type_tags(tmp_path):
+    bad = tmp_path / "mine.tsv"
+    bad.write_text("name\tformula\trange\nA\tx1 + 1\tU[0,1]\n")
+    r = runner.invoke(app, ["evaluate", str(bad), "--quiet"])
+    assert one_error_line(r) and "sampling_range" in r.output
+    for cmd in ("predict", "generate", "fit", "evaluate", "basis"):
+        assert "<bool>" not in runner.invoke(app, [cmd, "--help"]).output
+    assert runner.invoke(app, ["basis", "--basis", "add,x1,c"]).exit_code == 0
+
+
+def test_plot_of_several_inputs_is_predicted_against_observed(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = "".join(f"{a},{b},{a * b + 1}\n" for a, b in np.random.default_rng(0).uniform(1, 3, (30, 2)))
+    path = _csv(tmp_path, "a,b,y\n" + rows)
+    png = tmp_path / "p.PNG"
+    r = runner.invoke(app, ["predict", path, "--plot", str(png), "--search", "0", "--top-k", "20", "--quiet"])
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
