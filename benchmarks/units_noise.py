@@ -128,13 +128,16 @@ def main() -> None:
     ap.add_argument("--n-generated", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--search-rounds", type=int, default=2)
+    ap.add_argument("--tie-rtol", default=None, help="a number or auto (default: the library's)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     probs = problems(args.n_generated, args.sets)
-    print(f"{len(probs)} laws; conditions {', '.join(args.conditions)}; seed {args.seed}; "
-          f"search {args.search_rounds}\n", flush=True)
     settings = dict(search_rounds=args.search_rounds)
+    if args.tie_rtol is not None:
+        settings["tie_rtol"] = args.tie_rtol if args.tie_rtol == "auto" else float(args.tie_rtol)
+    print(f"{len(probs)} laws; conditions {', '.join(args.conditions)}; seed {args.seed}; "
+          f"settings {settings}\n", flush=True)
     tasks = [(p, c) for c in args.conditions for p in probs]
     rows = Parallel(n_jobs=args.jobs)(delayed(solve)(*p, c, args.seed, settings) for p, c in tasks)
     if args.verbose:

@@ -50,10 +50,11 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     simplify_seconds : wall-clock cap on ``sympy.simplify`` of the winner (0: skip).
     tie_rtol : validation errors within this relative distance of the best count as a tie;
         ties go to the simpler tree (nodes + free constants), then the more likely one.
-        "auto": one standard error of a mean squared error over the n_v validation points,
-        sqrt(2 / n_v) (the one-standard-error rule; 0.63 for 5 points, 0.28 for 25), which
-        suits noisy data; the default 0.05 suits exact data, where the error of a wrong
-        formula is bias, not noise.
+        "auto" (the default): one standard error of a mean squared error over the n_v
+        validation points, sqrt(2 / n_v) (the one-standard-error rule; 0.63 for 5 points, 0.2
+        for 50): under noise, differences below it are noise (exact recovery at 1 % noise
+        34 of 56 laws against 19 with 0.05, README); on exact data the true formula's error is
+        orders of magnitude below any other, so the rule does not change it.
     max_points : points that choose the formula; a larger data set chooses on a sample of
         that many (each input's extremes and a uniform draw) and refits the winner on all
         points, so 1,000,000 rows cost about as much as 1,000 plus one refit. The structure
@@ -80,7 +81,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
                  search_rounds: int = 2, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
-                 simplify_seconds: float = 1.0, tie_rtol=0.05, max_points: int = 1000,
+                 simplify_seconds: float = 1.0, tie_rtol="auto", max_points: int = 1000,
                  cross_validate_below: int = 30, random_state=None):
         self.predictor = predictor
         self.top_k = top_k

@@ -30,7 +30,7 @@ class FormulaSettings:
     n_starts: int = 4
     lm_iterations: int = 40
     simplify_seconds: float = 1.0
-    tie_rtol: float | str = 0.05
+    tie_rtol: float | str = "auto"
     max_points: int = 1000
     cross_validate_below: int = 30
     random_state: object = None
