@@ -201,11 +201,34 @@ def selection_sample(X: np.ndarray, y: np.ndarray, m: int, rng: np.random.Genera
 def propose_skeletons(model, L: np.ndarray, n_variables: int, settings: FormulaSettings) -> list:
     """The ``top_k`` most likely distinct skeletons under log theta ``L`` over the data's
     ``n_variables`` inputs, [(rank, log-likelihood + bonus, tree)], best first."""
-    ranked = unique_trees(model.decode(L, settings.top_k, size_bonus=settings.candidate_bonus), model.basis_,
-                          n_variables)
+    decoded = model.decode(L, settings.top_k, size_bonus=settings.candidate_bonus)
+    floor = min((score for score, _ in decoded), default=0.0)
+    baselines = [(floor - 1.0, t) for t in _baselines(model.basis_, n_variables)]
+    ranked = unique_trees(decoded + baselines, model.basis_, n_variables)
     if not ranked:
         raise SuperposError("the model proposed no formula over this data's variables")
     return ranked
+
+
+def _baselines(basis: Basis, n_variables: int) -> list[np.ndarray]:
+    """The affine formula c + c x1 + ... + c xm over the data's inputs, always a candidate (the
+    fallback of noisy measurements, as in FFX), and each input alone times c plus c; ranked
+    after every decoded tree, so they win only on the data."""
+    import sympy as sp
+
+    from ..core.symbolic import from_sympy
+    from ..exceptions import NotRepresentable
+
+    xs = basis.variables[:n_variables]
+    exprs = [sp.Symbol("c0") + sum(sp.Symbol(f"c{j + 1}") * x for j, x in enumerate(xs))]
+    exprs += [sp.Symbol("c0") + sp.Symbol("c1") * x for x in xs] if n_variables > 1 else []
+    out = []
+    for e in exprs:
+        try:
+            out.append(from_sympy(e, basis)[0])
+        except NotRepresentable:  # a basis without add, mul or c
+            continue
+    return out
 
 
 class _Clock:
