@@ -114,22 +114,15 @@ def test_fit_with_trained_model(model_path):
     r2 = pickle.loads(pickle.dumps(r))
     np.testing.assert_allclose(r2.predict(X), r.predict(X))
     assert clone(r).get_params()["predictor"] == model_path
-    with pytest.raises(SuperposError, match="input variables"):
-        r.fit(np.zeros((10, 4)) + np.arange(4), np.arange(10.0))
+    with pytest.raises(SuperposError, match="at most 20"):
+        r.fit(np.zeros((10, 21)) + np.arange(21), np.arange(10.0))
     with pytest.raises(SuperposError, match="top_k"):
         SuperposRegressor(predictor=model_path, top_k=0).fit(X, y)
 
 
-# The tiny model (like the shipped one) covers at most 3 input variables; these checks feed
-# more and get "the data has N input variables but the model's basis has 3". Strict: each
-# must fail for as long as no model takes 4-10 inputs (the many-inputs issue), then pass.
-_CHECK_FEATURES = {
-    "check_n_features_in_after_fitting": 4, "check_positive_only_tag_during_fit": 4,
-    "check_estimators_dtypes": 5, "check_dtype_object": 10, "check_regressors_train": 10,
-    "check_regressor_data_not_an_array": 10, "check_regressors_no_decision_function": 4,
-    "check_regressors_int": 10}
-EXPECTED_FAILED = {name: f"feeds {m} features; the model's basis has 3 input variables"
-                   for name, m in _CHECK_FEATURES.items()}
+# Every scikit-learn check passes, those feeding 4-10 features included: data with more
+# inputs than the model's basis are searched on the 3 that matter most plus candidates over
+# all inputs (superpos.symreg.inputs).
 
 
 def _estimators():
@@ -138,7 +131,7 @@ def _estimators():
     return [SuperposRegressor(top_k=10, random_state=0, simplify_seconds=0.2)]
 
 
-@parametrize_with_checks(_estimators(), expected_failed_checks=lambda est: EXPECTED_FAILED, xfail_strict=True)
+@parametrize_with_checks(_estimators(), xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check, model_path):
     estimator.set_params(predictor=model_path)
     check(estimator)

@@ -32,6 +32,7 @@ from .search import local_search
 from .selection import plausible, rank_candidates
 from .settings import FormulaSettings
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
+from .inputs import MAX_INPUTS, power_law_trees, relabel, select_inputs
 from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
@@ -87,10 +88,10 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     settings = settings if settings is not None else FormulaSettings.from_options(**options)
     X, y = check_dataset(X, y)
     model = load_predictor(predictor)
-    basis = model.basis_
-    if X.shape[1] > basis.n_variables:
-        raise SuperposError(f"the data has {X.shape[1]} input variables but the model's basis has "
-                            f"{basis.n_variables} (x1..x{basis.n_variables}); use a model trained on more variables")
+    if X.shape[1] > MAX_INPUTS:
+        raise SuperposError(f"the data has {X.shape[1]} input variables; superpos takes at most {MAX_INPUTS}: "
+                            f"keep the {MAX_INPUTS} you expect in the law (or reduce them, e.g. by PCA) and retry")
+    basis = model.basis_ if X.shape[1] <= model.basis_.n_variables else Basis(model.basis_.to_list(), X.shape[1])
     rng = np.random.default_rng(settings.random_state)
     seed = int(rng.integers(2**31))
     clock = _Clock()
@@ -102,14 +103,19 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     points = Points.split(Xs, ys, settings.validation_fraction, rng, settings.cross_validate_below)
     rtol = settings.tie_tolerance(points.n_validation)
     report("fitting candidates")
-    cands = _search_space(model, points, shown, settings, seed, clock)
-    kx, ky = decade_scales(Xs, ys)
-    exact = cands and cands[0].nmse_validation < _EXACT  # no other formula can fit better
-    if (kx.any() or ky) and not exact:  # the same search on the data in the decade the model knows, mapped back
-        normalised = Points(Xs / 10.0**kx, ys / 10.0**ky, points.fit, points.val)
-        alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
-        cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
-                                                                 len(cands)), rtol), basis)
+    if basis is model.basis_:
+        cands = _model_candidates(model, points, shown, settings, seed, clock)
+    else:  # more inputs than the model knows: it searches on the ones that matter most
+        seen = select_inputs(Xs, ys, model.basis_.n_variables)
+        sub = Points(Xs[:, seen], ys, points.fit, points.val, points.folds)
+        names = tuple(basis.to_list())
+        cands = [Candidate(relabel(c.tree, model.basis_, basis, seen), names, c.log_likelihood, c.rank, c.constants,
+                           c.nmse_fit, c.nmse_validation)
+                 for c in _model_candidates(model, sub, shown, settings, seed, clock)]
+        floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
+        extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, X.shape[1])
+                                                                   + power_law_trees(Xs, ys, basis))]
+        cands = _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
     clock.lap("fit_candidates")
 
     report("refitting on all points")
@@ -130,6 +136,24 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps, errors, confidence, noise)
+
+
+def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
+                      clock: "_Clock") -> list[Candidate]:
+    """The structure model's candidates for ``points`` (over its own basis), best first: its
+    search on the data as they are and, for data outside the decade of magnitudes it knows,
+    the same search on the data rescaled by powers of ten, mapped back."""
+    basis = model.basis_
+    rtol = settings.tie_tolerance(points.n_validation)
+    cands = _search_space(model, points, shown, settings, seed, clock)
+    kx, ky = decade_scales(points.X, points.y)
+    exact = cands and cands[0].nmse_validation < _EXACT  # no other formula can fit better
+    if (kx.any() or ky) and not exact:
+        normalised = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
+        alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
+        cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
+                                                                 len(cands)), rtol), basis)
+    return cands
 
 
 def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,

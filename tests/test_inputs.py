@@ -1,0 +1,49 @@
+"""More inputs than the model's basis: input selection, relabelled trees, power laws."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from superpos import Basis, SuperposError
+from superpos.core.tree import evaluate, from_string
+from superpos.symreg.inputs import power_law_trees, relabel, select_inputs
+
+
+def test_select_inputs_finds_the_ones_in_the_law():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, (300, 7))
+    y = X[:, 5] ** 2 + np.exp(X[:, 1]) - 2 * X[:, 3]
+    assert select_inputs(X, y, 3).tolist() == [1, 3, 5]
+
+
+def test_relabel_keeps_values_on_the_selected_columns():
+    model_basis, work = Basis.default(3), Basis(Basis.default(3).to_list(), 6)
+    t = from_string("add(mul(c, x1), sin(mul(x2, x3)))", model_basis)
+    X = np.random.default_rng(1).uniform(-2, 2, (20, 6))
+    seen = np.array([4, 0, 5])
+    np.testing.assert_array_equal(evaluate(relabel(t, model_basis, work, seen), work, X, [1.5]),
+                                  evaluate(t, model_basis, X[:, seen], [1.5]))
+
+
+def test_power_law_trees_round_exponents_to_halves():
+    b = Basis(Basis.default(3).to_list(), 5)
+    X = np.random.default_rng(2).uniform(1, 4, (100, 5))
+    y = 6.67 * X[:, 0] * X[:, 2] / X[:, 4] ** 2 * (1 + 1e-3 * np.sin(np.arange(100)))
+    trees = power_law_trees(X, y, b)
+    assert trees
+    from superpos.symreg.fitting import fit_many
+
+    (c, err, _), = fit_many([trees[0]], b, X, y)
+    assert err < 1e-5 and abs(c[0] - 6.67) < 0.01
+    assert power_law_trees(X, y - y.mean(), b) == []  # y changes sign: no power law
+
+
+def test_many_inputs_find_formula():
+    from superpos.symreg.pipeline import find_formula
+
+    X = np.random.default_rng(3).uniform(1, 5, (200, 6))
+    f = find_formula(X, X[:, 0] * X[:, 1] / X[:, 4] ** 2, random_state=0)
+    assert str(f.expr) == "x1*x2/x5**2"
+    assert np.allclose(f.predict(X), X[:, 0] * X[:, 1] / X[:, 4] ** 2)
+    with pytest.raises(SuperposError, match="at most 20"):
+        find_formula(np.ones((10, 21)) + np.arange(21), np.arange(10.0))
