@@ -91,7 +91,8 @@ def test_predict_text_json_latex(model_file, tmp_path):
                             "--format", "json", "-o", str(out)])
     assert r.exit_code == 0, r.output
     js = json.loads(out.read_text())
-    assert set(js) == {"formula", "latex", "r2", "seconds", "constants", "confidence", "noise", "front", "candidates"}
+    assert set(js) == {"formula", "latex", "r2", "seconds", "constants", "confidence", "noise", "inputs",
+                       "left_out_but_related", "front", "candidates"}
     assert set(js["candidates"][0]) == {"formula", "r2", "loglik"}
     assert js["r2"] > 0.99
     r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--format", "latex"])

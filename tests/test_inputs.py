@@ -47,3 +47,16 @@ def test_many_inputs_find_formula():
     assert np.allclose(f.predict(X), X[:, 0] * X[:, 1] / X[:, 4] ** 2)
     with pytest.raises(SuperposError, match="at most 20"):
         find_formula(np.ones((10, 21)) + np.arange(21), np.arange(10.0))
+
+
+def test_left_out_inputs_that_explain_residuals_are_named():
+    from superpos.symreg.inputs import inputs_used, residual_dependence
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-3, 3, (200, 4))
+    resid = 0.3 * X[:, 2] ** 2 + rng.normal(0, 0.1, 200)  # x3 is missing from the formula
+    found = residual_dependence(X, resid, used=[0])
+    assert [j for j, _ in found] == [2]
+    assert residual_dependence(X, rng.normal(size=200), used=[0]) == []
+    b = Basis.default(3)
+    assert inputs_used(from_string("add(x3, mul(c, x1))", b), b) == [0, 2]

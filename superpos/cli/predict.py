@@ -85,11 +85,16 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
         text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": _finite(r2), "seconds": seconds,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
+                           "inputs": [names[j] for j in f.inputs],
+                           "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
                            "front": front, "candidates": cands}, indent=2, allow_nan=False) + "\n"
     elif fmt == "latex":
         text = sympy.latex(expr) + "\n"
     else:
         text = f"{expr}\nR^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
+    if f.left_out and not quiet:
+        typer.echo("warning: the formula leaves out " + ", ".join(f"{names[j]} (F = {F:.1f})" for j, F in f.left_out)
+                   + ", which still explain part of its residuals (cubic F-test, 0.1 % level)", err=True)
     if plot is not None:
         from ..plot import plot_prediction
 

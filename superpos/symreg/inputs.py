@@ -17,7 +17,7 @@ from ..core.basis import MAX_VARIABLES, Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
 
-__all__ = ["MAX_INPUTS", "select_inputs", "relabel", "power_law_trees"]
+__all__ = ["MAX_INPUTS", "select_inputs", "relabel", "power_law_trees", "inputs_used", "residual_dependence"]
 
 MAX_INPUTS = MAX_VARIABLES
 
@@ -87,3 +87,35 @@ def power_law_trees(X: np.ndarray, y: np.ndarray, basis: Basis) -> list[np.ndarr
         except NotRepresentable:
             continue
     return out
+
+
+_F_CRITICAL = 16.27 / 3
+"""F(3, n - 4) at the 0.1 % level for large n (the chi-square limit, chi2_3 = 16.27, over 3)."""
+
+
+def inputs_used(tree, basis: Basis) -> list[int]:
+    """The data columns (0-based) the formula reads."""
+    return sorted({basis.functions[c].index for c in np.asarray(tree) if basis.functions[c].kind == "variable"})
+
+
+def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int]) -> list[tuple[int, float]]:
+    """Inputs the formula leaves out that still explain part of its residuals: for each such
+    input x_j, the F statistic of a cubic polynomial in x_j against a constant fitted to the
+    residuals; [(j, F)] for those above the 0.1 % critical value, strongest first."""
+    n = residuals.size
+    if n < 12 or not np.all(np.isfinite(residuals)):
+        return []
+    r = residuals - residuals.mean()
+    sse0 = float(r @ r)
+    out = []
+    for j in range(X.shape[1]):
+        if j in used or np.ptp(X[:, j]) == 0:
+            continue
+        u = (X[:, j] - X[:, j].mean()) / np.std(X[:, j])
+        A = np.column_stack([np.ones(n), u, u**2, u**3])
+        coef, *_ = np.linalg.lstsq(A, r, rcond=None)
+        sse1 = float(np.sum((r - A @ coef) ** 2))
+        F = ((sse0 - sse1) / 3) / (sse1 / (n - 4)) if sse1 > 1e-300 * max(sse0, 1e-300) else np.inf
+        if F > _F_CRITICAL:
+            out.append((j, float(F)))
+    return sorted(out, key=lambda jf: -jf[1])

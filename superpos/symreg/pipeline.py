@@ -32,7 +32,7 @@ from .search import local_search
 from .selection import plausible, rank_candidates
 from .settings import FormulaSettings
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
-from .inputs import MAX_INPUTS, power_law_trees, relabel, select_inputs
+from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
@@ -52,7 +52,10 @@ class Formula:
     and its ``constants`` with their ``standard_errors``, every fitted ``candidates`` best
     first, ``confidence`` (the share of bootstrap resamples of the validation points on which
     this structure still wins), ``noise`` (the residual standard deviation on all points) and
-    ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying).
+    ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying),
+    ``inputs`` (the data columns the formula reads, 0-based) and ``left_out`` ([(column, F)]
+    of unused inputs that still explain part of the residuals,
+    :func:`~superpos.symreg.inputs.residual_dependence`).
     :meth:`pareto_front` gives the accuracy-complexity front."""
 
     expr: sympy.Expr
@@ -64,6 +67,8 @@ class Formula:
     standard_errors: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     confidence: float = float("nan")
     noise: float = float("nan")
+    inputs: list = field(default_factory=list)
+    left_out: list = field(default_factory=list)
 
     def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
         """(complexity, validation error, formula) of the candidates no other beats on both,
@@ -128,6 +133,9 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, rtol, random_state=seed)
+    used = inputs_used(win.tree, basis)
+    with np.errstate(all="ignore"):
+        left_out = residual_dependence(Xs, ys - evaluate(win.tree, basis, Xs, constants), used)
     clock.lap("refit")
 
     report("simplifying")
@@ -135,7 +143,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     expr = simplify_capped(expr, float(settings.simplify_seconds))
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
-                   basis.to_list(), cands, clock.laps, errors, confidence, noise)
+                   basis.to_list(), cands, clock.laps, errors, confidence, noise, used, left_out)
 
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
