@@ -2,6 +2,7 @@
 fitted on one part of the points and scored on the other (:class:`Points`)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +34,7 @@ def skeleton_key(tree, basis: Basis) -> str:
 
 # ------------------------------------------------------------------- candidates
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     """One decoded skeleton after fitting: ``tree``, decoder ``log_likelihood`` and
     ``rank`` (0 = most likely), constants fitted on the fitting part, the normalised
@@ -139,18 +140,25 @@ def structural_key(tree, basis: Basis) -> str:
     """Functional notation with the arguments of add and mul sorted and every constant
     written ``c``: equal for trees that differ only by the order of commutative
     arguments (about 50x cheaper than :func:`skeleton_key`)."""
-    funcs = basis.functions
+    names, arities, commutative = _key_table(basis)
     stack: list[str] = []
-    for c in np.asarray(tree)[::-1]:
-        f = funcs[c]
-        if f.arity == 0:
-            stack.append(f.name)
+    for c in np.asarray(tree).tolist()[::-1]:
+        a = arities[c]
+        if a == 0:
+            stack.append(names[c])
             continue
-        args = [stack.pop() for _ in range(f.arity)]
-        if f.name in _COMMUTATIVE:
+        args = [stack.pop() for _ in range(a)]
+        if commutative[c]:
             args.sort()
-        stack.append(f"{f.name}({','.join(args)})")
+        stack.append(names[c] + "(" + ",".join(args) + ")")
     return stack[0]
+
+
+@functools.lru_cache(maxsize=32)
+def _key_table(basis: Basis) -> tuple[list[str], list[int], list[bool]]:
+    """Per colour: name, arity, commutative (plain lists: the key is computed for thousands of trees)."""
+    return ([f.name for f in basis.functions], basis.arities.tolist(),
+            [f.name in _COMMUTATIVE for f in basis.functions])
 
 
 def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"):

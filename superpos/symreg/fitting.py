@@ -137,7 +137,8 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
         lin = linear_mask(ops, offsets, c_offsets)
     except ValueError as exc:
         raise SuperposError(f"fit_many: not an admissible tree ({exc})") from None
-    n_nl_max = max(1, int(max(np.sum(~lin[a:b]) for a, b in zip(c_offsets[:-1], c_offsets[1:]))))
+    n_nonlinear = np.concatenate([[0], np.cumsum(~lin)])
+    n_nl_max = max(1, int(np.max(n_nonlinear[c_offsets[1:]] - n_nonlinear[c_offsets[:-1]])))
     starts = start_points(n_nl_max, n_starts, np.random.default_rng(random_state))
     init_flat = np.zeros(c_offsets[-1])
     has_init = np.zeros(len(trees), dtype=bool)
