@@ -5,11 +5,13 @@ The structure predictor ranks the ``top_k`` most likely skeletons, duplicates ar
 every skeleton's constants are fitted on part of the points and scored on the rest, local
 search fits the trees one edit away from the best ones. Data outside the decade of
 magnitudes the model knows get the same search on the data rescaled by powers of ten
-(:mod:`.units`), its best candidates mapped back to the user's units. The winner (ties: the
-smaller tree) is refitted on all points, constants the data cannot tell from simple values
-are snapped, and sympy simplifies the result under a time cap; the constants' standard
-errors, the structure's bootstrap confidence and the accuracy-complexity front come with it. Kept free of
-scikit-learn imports so that the command line starts fast.
+(:mod:`.units`), its best candidates mapped back to the user's units; data with more inputs
+than the model knows are searched on the most related ones, beside affine and power-law
+candidates over all (:mod:`.inputs`). The winner (ties: the smaller tree; absurd formulas
+lose) is refitted on all points, constants the data cannot tell from simple values are
+snapped, and sympy simplifies the result under a time cap; the constants' standard errors,
+the structure's bootstrap confidence, the accuracy-complexity front and the inputs used come
+with it. Kept free of scikit-learn imports so that the command line starts fast.
 """
 from __future__ import annotations
 
@@ -30,9 +32,9 @@ from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import plausible, rank_candidates
+from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
-from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .units import decade_scales, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
@@ -110,17 +112,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("fitting candidates")
     if basis is model.basis_:
         cands = _model_candidates(model, points, shown, settings, seed, clock)
-    else:  # more inputs than the model knows: it searches on the ones that matter most
-        seen = select_inputs(Xs, ys, model.basis_.n_variables)
-        sub = Points(Xs[:, seen], ys, points.fit, points.val, points.folds)
-        names = tuple(basis.to_list())
-        cands = [Candidate(relabel(c.tree, model.basis_, basis, seen), names, c.log_likelihood, c.rank, c.constants,
-                           c.nmse_fit, c.nmse_validation)
-                 for c in _model_candidates(model, sub, shown, settings, seed, clock)]
-        floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
-        extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, X.shape[1])
-                                                                   + power_law_trees(Xs, ys, basis))]
-        cands = _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
+    else:
+        cands = _wide_candidates(model, basis, points, shown, settings, seed, clock)
     clock.lap("fit_candidates")
 
     report("refitting on all points")
@@ -144,6 +137,24 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps, errors, confidence, noise, used, left_out)
+
+
+def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
+                     clock: "_Clock") -> list[Candidate]:
+    """Candidates for data with more inputs than the model knows (``basis``: the model's
+    functions over every input): the model searches on the inputs most related to y, its
+    trees relabelled onto them, beside the affine formula and power laws over all inputs."""
+    seen = select_inputs(points.X, points.y, model.basis_.n_variables)
+    sub = Points(points.X[:, seen], points.y, points.fit, points.val, points.folds)
+    names = tuple(basis.to_list())
+    cands = [Candidate(relabel(c.tree, model.basis_, basis, seen), names, c.log_likelihood, c.rank, c.constants,
+                       c.nmse_fit, c.nmse_validation)
+             for c in _model_candidates(model, sub, shown, settings, seed, clock)]
+    floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
+    extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, points.X.shape[1])
+                                                               + power_law_trees(points.X, points.y, basis))]
+    rtol = settings.tie_tolerance(points.n_validation)
+    return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
 
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
