@@ -93,8 +93,9 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     else:
         text = f"{expr}\nR^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
     if f.left_out and not quiet:
+        verb = "explains" if len(f.left_out) == 1 else "explain"
         typer.echo("warning: the formula leaves out " + ", ".join(f"{names[j]} (F = {F:.1f})" for j, F in f.left_out)
-                   + ", which still explain part of its residuals (cubic F-test, 0.1 % level)", err=True)
+                   + f", which still {verb} part of its residuals (cubic F-test, 0.1 % level)", err=True)
     if plot is not None:
         from ..plot import plot_prediction
 
