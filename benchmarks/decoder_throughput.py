@@ -5,7 +5,7 @@ For |H| = 10, 20, 40 colours and depth bounds 4, 6, 8 it times
 
 * the numba kernel ``superpos._kernels.tree_dp_batch`` on a batch of random
   log-probability tensors of shape (D, 1, H, 2, H) (parent + position + depth),
-* the plain-Python ``superpos.twins.tree_dp_reference`` on a few of the same tensors,
+* the plain-Python ``tree_dp_reference`` of ``tests/twins.py`` on a few of the same tensors,
 * the speed-up of the former over the latter,
 * and the numba kernel with the grandparent context, tensors (D, H, H, 2, H).
 

@@ -33,10 +33,13 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, name
     pred = load_predictor(predictor)
     basis = Basis(formula.basis_names)
     tree = formula.tree
-    theta = np.exp(pred.log_theta([(X, y)])[0])
-    e = edge_contexts(tree, basis.arities)
-    Dd, G, _, A, _ = theta.shape
-    probs = theta[np.minimum(e[:, 0] - 1, Dd - 1), e[:, 1] if G > 1 else 0, e[:, 2], np.minimum(e[:, 3], A - 1), e[:, 4]]
+    probs = None
+    if basis == pred.basis_:  # the model's own basis: its edge probabilities label the tree
+        theta = np.exp(pred.log_theta([(X, y)])[0])
+        e = edge_contexts(tree, basis.arities)
+        Dd, G, _, A, _ = theta.shape
+        probs = theta[np.minimum(e[:, 0] - 1, Dd - 1), e[:, 1] if G > 1 else 0, e[:, 2], np.minimum(e[:, 3], A - 1),
+                      e[:, 4]]
     g = to_networkx(tree, basis, probs)
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -63,10 +66,11 @@ def plot_prediction(path, X: np.ndarray, y: np.ndarray, formula, predictor, name
     pos = {n: ((k + 1) / (len(ns) + 1), -d) for d, ns in layers.items() for k, n in enumerate(sorted(ns))}
     labels = {n: g.nodes[n]["name"] for n in g.nodes}
     nx.draw_networkx(g, pos, ax=ax2, labels=labels, node_color="#dde8f5", node_size=900, font_size=9, arrows=False)
-    nx.draw_networkx_edge_labels(g, pos, ax=ax2, font_size=7,
-                                 edge_labels={(u, v): f"{d.get('probability', 0):.2f}" for u, v, d in g.edges(data=True)})
+    if probs is not None:
+        nx.draw_networkx_edge_labels(g, pos, ax=ax2, font_size=7,
+                                     edge_labels={(u, v): f"{d.get('probability', 0):.2f}" for u, v, d in g.edges(data=True)})
     ax2.set_axis_off()
-    ax2.set_title("predicted tree, edge probabilities", fontsize=9)
+    ax2.set_title("predicted tree, edge probabilities" if probs is not None else "formula tree", fontsize=9)
     fig.tight_layout()
     atomic_write(Path(path), lambda fh: fig.savefig(fh, format="png", dpi=110))
     plt.close(fig)

@@ -131,7 +131,7 @@ def test_capital_suffix_npz_and_bad_cells(tmp_path):
 def test_json_is_valid_with_huge_values_and_candidates_are_distinct(tmp_path):
     x = np.linspace(1, 2, 30)
     path = _csv(tmp_path, "x1,y\n" + "".join(f"{a},{1e250 * a}\n" for a in x))
-    r = runner.invoke(app, ["predict", path, "--format", "json", "--search", "0", "--top-k", "50"])
+    r = runner.invoke(app, ["predict", path, "--format", "json", "--search", "0", "--top-k", "50", "--quiet"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
     r = runner.invoke(app, ["predict", EXAMPLE, "--format", "json", "--quiet"])

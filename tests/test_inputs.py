@@ -60,3 +60,41 @@ def test_left_out_inputs_that_explain_residuals_are_named():
     assert residual_dependence(X, rng.normal(size=200), used=[0]) == []
     b = Basis.default(3)
     assert inputs_used(from_string("add(x3, mul(c, x1))", b), b) == [0, 2]
+
+
+def test_review_findings_stay_fixed(tmp_path):
+    """A constant column is never chosen; tiny and exact data give no spurious warning and no
+    ZeroDivisionError; tiny targets keep a meaningful error; wide data can be plotted."""
+    from superpos.core.numeric import r2
+    from superpos.symreg.pipeline import find_formula
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(1, 5, (60, 5))
+    X[:, 1] = 7.0
+    y = X[:, 0] * X[:, 2] + X[:, 3]
+    order = np.argsort(y)
+    assert 1 not in select_inputs(X[order], y[order], 3).tolist()
+    x = rng.uniform(1, 5, 40)
+    tiny = find_formula(x[:, None], 1e-160 * (x**2 + np.sin(x)), search_rounds=0, top_k=50, random_state=0)
+    assert r2(1e-160 * (x**2 + np.sin(x)), tiny.predict(x[:, None])) > 0.99
+    ints = np.arange(1, 31, dtype=float)
+    exact = find_formula(np.column_stack([ints, ints % 7, ints % 5]), ints * (ints % 7), search_rounds=0, top_k=50,
+                         random_state=0)
+    assert exact.left_out == []
+
+
+def test_wide_data_plot_and_misaligned_rows(tmp_path):
+    pytest.importorskip("matplotlib")
+    from typer.testing import CliRunner
+
+    from superpos.cli import app
+    from superpos.datasets.reader import read_table
+
+    X = np.random.default_rng(1).uniform(1, 3, (40, 5))
+    path = tmp_path / "wide.csv"
+    path.write_text("a,b,c,d,e,y\n" + "".join(",".join(f"{v:.6g}" for v in r) + f",{r[0] * r[1]:.6g}\n" for r in X))
+    png = tmp_path / "w.png"
+    r = CliRunner().invoke(app, ["predict", str(path), "--plot", str(png), "--search", "0", "--quiet"])
+    assert r.exit_code == 0 and "a*b" in r.output and png.stat().st_size > 0, r.output
+    with pytest.raises(SuperposError, match="data row 2 has 2 cells"):
+        read_table("a,b,y\n1,2,3\n4,5\n6,7,8,9\n1,1,1\n", "t")

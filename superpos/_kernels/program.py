@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..core.numeric import DIV_EPS, VARIANCE_FLOOR
+from ..core.numeric import DIV_EPS, RELATIVE_FLOOR, VARIANCE_FLOOR
 
 OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
 OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
@@ -99,7 +99,7 @@ def error_scale(y):
         var += (y[r] - mean) ** 2
         ms += y[r] * y[r]
     var /= n
-    return var if var > VARIANCE_FLOOR else max(ms / n, 1.0)
+    return var if var > max(VARIANCE_FLOOR, RELATIVE_FLOOR * (ms / n)) else max(ms / n, 1.0)
 
 
 @njit(cache=True)

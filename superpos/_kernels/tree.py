@@ -364,7 +364,7 @@ def tree_scores(S, arities, contexts):
 def edge_rows_batch(flat, offsets, arities):
     """Rows (depth, grandparent, parent, position, child) of every edge of every tree
     (trees ``flat[offsets[t]:offsets[t + 1]]``, admissible), one row per node in prefix
-    order; the twin of :func:`superpos.tree.edge_contexts` for many trees at once."""
+    order; the twin of :func:`superpos.core.tree.edge_contexts` for many trees at once."""
     rows = np.empty((flat.size, 5), np.int64)
     cap = 1
     for t in range(offsets.size - 1):

@@ -96,14 +96,14 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         verb = "explains" if len(f.left_out) == 1 else "explain"
         typer.echo("warning: the formula leaves out " + ", ".join(f"{names[j]} (F = {F:.1f})" for j, F in f.left_out)
                    + f", which still {verb} part of its residuals (cubic F-test, 0.1 % level)", err=True)
+    if output is None:  # the formula first: a plot that fails must not lose it
+        typer.echo(text, nl=False)
+    else:
+        atomic_write_text(output, text)
     if plot is not None:
         from ..plot import plot_prediction
 
         plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        atomic_write_text(output, text)
 
 
 def _finite(v) -> float | None:

@@ -11,8 +11,11 @@ __all__ = ["check_dataset"]
 
 def check_dataset(X, y, min_points: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Validate one data set; returns float64 arrays X (n, m), y (n,)."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).ravel()
+    try:
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64).ravel()
+    except (TypeError, ValueError) as exc:
+        raise SuperposError(f"X and y must be numbers (arrays of floats): {exc}") from None
     if X.ndim == 1:
         X = X[:, None]
     if X.ndim != 2 or X.shape[0] != y.shape[0]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DIV_EPS", "MAX_CONSTANT", "MAX_DATA", "VARIANCE_FLOOR", "error_scale", "nmse", "r2"]
+__all__ = ["DIV_EPS", "MAX_CONSTANT", "MAX_DATA", "VARIANCE_FLOOR", "RELATIVE_FLOOR", "error_scale", "nmse", "r2"]
 
 DIV_EPS = 1e-12
 """Protected division: a denominator with |b| <= DIV_EPS gives NaN (the candidate loses)."""
@@ -17,7 +17,10 @@ MAX_DATA = 1e300  # the messages of core.dataset say "1e300"
 
 
 VARIANCE_FLOOR = 1e-300
-"""Below this variance y counts as constant and its mean square (at least 1) scales the error."""
+RELATIVE_FLOOR = 1e-24
+"""y counts as constant, and its mean square (at least 1) scales the error, when its variance is
+below VARIANCE_FLOOR or below RELATIVE_FLOOR times its mean square (a relative bound, so that
+data in units of 1e-155 still have a variance)."""
 
 
 def error_scale(y: np.ndarray) -> float:
@@ -26,8 +29,8 @@ def error_scale(y: np.ndarray) -> float:
     (the tests compare them); plain numpy here, so that a command does not load a compiled
     kernel to score one formula."""
     y = np.asarray(y, dtype=np.float64)
-    var = float(np.var(y))
-    return var if var > VARIANCE_FLOOR else max(float(np.mean(y * y)), 1.0)
+    var, ms = float(np.var(y)), float(np.mean(y * y))
+    return var if var > max(VARIANCE_FLOOR, RELATIVE_FLOOR * ms) else max(ms, 1.0)
 
 
 def nmse(y: np.ndarray, pred: np.ndarray) -> float:

@@ -99,6 +99,7 @@ def read_table(text: str, source: str, notes: list[str] | None = None) -> Table:
         raise SuperposError(f"{source}: only a header row; add at least 5 data rows")
     if len(set(header)) != len(header) or any(not h for h in header):
         raise SuperposError(f"{source}: the header has empty or repeated column names: {', '.join(header)}")
+    _check_row_lengths(rows, len(header), delim, source)
     data = _parse_fast(rows, len(header), delim)
     if data is None and delim == ";" and any("," in r for r in rows[:20]):
         data = _parse_fast([r.replace(",", ".") for r in rows], len(header), delim)
@@ -107,6 +108,18 @@ def read_table(text: str, source: str, notes: list[str] | None = None) -> Table:
     if data is None:
         data = _parse_cells(rows, header, delim, source)
     return Table(header, data, notes)
+
+
+def _check_row_lengths(rows: list[str], n_cols: int, delim: str | None, source: str) -> None:
+    """Every data row has the header's number of cells (the fast parser reads one stream of
+    numbers and would shift the rows after a short one)."""
+    if delim is None:
+        bad = next((r for r, line in enumerate(rows) if len(line.split()) != n_cols), None)
+    else:
+        bad = next((r for r, line in enumerate(rows) if line.count(delim) != n_cols - 1), None)
+    if bad is not None:
+        n = len(_split(rows[bad], delim))
+        raise SuperposError(f"{source}: data row {bad + 1} has {n} cells, the header has {n_cols}")
 
 
 def _parse_fast(rows: list[str], n_cols: int, delim: str | None) -> np.ndarray | None:

@@ -287,8 +287,8 @@ def write_features(source, path, features: DatasetFeatures | None = None, progre
     """phi of every data set of a corpus, streamed to the ``.npy`` file ``path`` and returned
     memory-mapped read-only.
 
-    ``source`` is a :class:`~superpos.corpus.Corpus`, a corpus ``.npz`` or a folder of shards
-    from :func:`~superpos.corpus.write_corpus`; it is read one shard at a time and rows are
+    ``source`` is a :class:`~superpos.structure.corpus.Corpus`, a corpus ``.npz`` or a folder of shards
+    from :func:`~superpos.structure.corpus.write_corpus`; it is read one shard at a time and rows are
     appended to the file, so memory holds one shard and its features, not the corpus.
     ``progress(done, total)`` is called after each shard."""
     from ..core.files import atomic_write

@@ -23,9 +23,10 @@ MAX_INPUTS = MAX_VARIABLES
 
 
 def _rank(v: np.ndarray) -> np.ndarray:
-    r = np.empty(v.size)
-    r[np.argsort(v, kind="stable")] = np.arange(v.size)
-    return r
+    """Ranks with ties averaged (a constant column has no rank order to correlate)."""
+    _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+    starts = np.cumsum(counts) - counts
+    return (starts + (counts - 1) / 2.0)[inverse]
 
 
 def _abs_corr(a: np.ndarray, b: np.ndarray) -> float:
@@ -42,6 +43,9 @@ def select_inputs(X: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
     with np.errstate(all="ignore"):
         for j in range(X.shape[1]):
             x = X[:, j]
+            if np.ptp(x) == 0:  # a constant input explains nothing
+                scores.append(-1.0)
+                continue
             ax = np.abs(x) + 1e-300
             cols = [x, np.abs(x), x * x, np.log(ax), 1.0 / np.where(ax > 1e-12, x, 1e-12)]
             s = max(_abs_corr(c, y) for c in cols if np.all(np.isfinite(c)))
@@ -93,8 +97,12 @@ _F_CRITICAL = 16.27 / 3
 """F(3, n - 4) at the 0.1 % level for large n (the chi-square limit, chi2_3 = 16.27, over 3)."""
 
 
-def inputs_used(tree, basis: Basis) -> list[int]:
-    """The data columns (0-based) the formula reads."""
+def inputs_used(tree, basis: Basis, expr: sympy.Expr | None = None) -> list[int]:
+    """The data columns (0-based) the formula reads: those of the rendered ``expr`` when given
+    (a term whose constant was snapped to 0 is gone there), else of the tree."""
+    if expr is not None:
+        names = {v.name: k for k, v in enumerate(basis.variables)}
+        return sorted(names[s.name] for s in expr.free_symbols if s.name in names)
     return sorted({basis.functions[c].index for c in np.asarray(tree) if basis.functions[c].kind == "variable"})
 
 
@@ -105,7 +113,13 @@ def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int]) -
     n = residuals.size
     if n < 12 or not np.all(np.isfinite(residuals)):
         return []
-    r = residuals - residuals.mean()
+    top = float(np.max(np.abs(residuals)))
+    if not (np.isfinite(top) and top > 0):  # an exact fit leaves nothing to explain
+        return []
+    r = residuals / top  # unit scale: no underflow or overflow whatever the units of y
+    r = r - r.mean()
+    if not float(np.std(r)) > 0:
+        return []
     sse0 = float(r @ r)
     out = []
     for j in range(X.shape[1]):
@@ -115,7 +129,7 @@ def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int]) -
         A = np.column_stack([np.ones(n), u, u**2, u**3])
         coef, *_ = np.linalg.lstsq(A, r, rcond=None)
         sse1 = float(np.sum((r - A @ coef) ** 2))
-        F = ((sse0 - sse1) / 3) / (sse1 / (n - 4)) if sse1 > 1e-300 * max(sse0, 1e-300) else np.inf
+        F = ((sse0 - sse1) / 3) / (sse1 / (n - 4)) if sse1 > 1e-12 * sse0 else np.inf
         if F > _F_CRITICAL:
             out.append((j, float(F)))
     return sorted(out, key=lambda jf: -jf[1])

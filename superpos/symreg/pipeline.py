@@ -126,14 +126,15 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, rtol, random_state=seed)
-    used = inputs_used(win.tree, basis)
-    with np.errstate(all="ignore"):
-        left_out = residual_dependence(Xs, ys - evaluate(win.tree, basis, Xs, constants), used)
     clock.lap("refit")
 
     report("simplifying")
     expr = round_constants(to_sympy(win.tree, basis, constants), digits=12, max_denominator=12, keep_floats=True)
     expr = simplify_capped(expr, float(settings.simplify_seconds))
+    used = inputs_used(win.tree, basis, expr)
+    with np.errstate(all="ignore"):
+        exact = win.nmse_validation < _EXACT
+        left_out = [] if exact else residual_dependence(Xs, ys - evaluate(win.tree, basis, Xs, constants), used)
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps, errors, confidence, noise, used, left_out)
@@ -200,8 +201,12 @@ def _in_user_units(cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int
     if not mapped:
         return []
     Xf, yf, Xv, yv = points.parts()
-    fits = fit_many([m[0] for _, m in mapped], basis, Xf, yf, Xv, yv, n_starts=settings.n_starts,
+    trees = [m[0] for _, m in mapped]
+    fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=settings.n_starts,
                     max_iter=settings.lm_iterations, init=[m[1] for _, m in mapped], random_state=seed)
+    if points.folds:  # small data: scored by cross-validation, as every other candidate
+        cv = points.cross_validated(trees, basis, [c for c, _, _ in fits], settings, seed)
+        fits = [(c, ef, float(e)) for (c, ef, _), e in zip(fits, cv)]
     names = tuple(basis.to_list())
     return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev)
             for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]

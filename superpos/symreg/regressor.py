@@ -73,6 +73,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     confidence_ : share of bootstrap resamples of the validation points on which the chosen
         structure still wins (1.0: always).
     noise_ : residual standard deviation of the formula on the data.
+    inputs_ : the input columns (0-based) the formula uses; ``left_out_`` [(column, F)] the
+        unused ones that still explain part of its residuals (cubic F-test at 0.1 %).
     pareto_front_ : [(complexity, validation error, formula)] of the candidates no other beats
         on both, simplest first.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
@@ -113,6 +115,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
+        self.inputs_, self.left_out_ = f.inputs, f.left_out
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
 

@@ -32,7 +32,7 @@ def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
     return [cands[k] for k in selection_order(cands, rtol=rtol)]
 
 
-def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, max_pairs: int = 2000) -> bool:
+def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, max_pairs: int = 500) -> bool:
     """No absurd formula: finite at the data points and at 3 points inside the segment from
     each data point to its nearest neighbour (inputs scaled to their ranges; not the whole
     bounding box, where correlated inputs may put a true pole), and within twice the target's

@@ -67,7 +67,8 @@ def structure_confidence(cands: list[Candidate], basis: Basis, points: Points, r
     pool = [c for c in cands[:top] if np.isfinite(c.nmse_validation)]
     if not pool or pool[0] is not cands[0]:
         return 0.0
-    Xv, yv = points.X[points.val], points.y[points.val]
+    val = points.val if points.val.size <= 2000 else points.val[:: -(-points.val.size // 2000)]  # bounded memory
+    Xv, yv = points.X[val], points.y[val]
     with np.errstate(all="ignore"):
         R = np.array([(yv - evaluate(c.tree, basis, Xv, c.constants)) ** 2 for c in pool])
     R = np.where(np.isfinite(R), R, np.inf)
