@@ -30,7 +30,6 @@ from superpos import SuperposError
 import twins
 from superpos import _kernels
 from superpos.structure import decode as D
-from superpos.core import symbolic as S
 from superpos.core import tree as T
 from superpos.core.basis import Basis
 

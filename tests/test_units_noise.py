@@ -3,7 +3,6 @@ bootstrap confidence and the accuracy-complexity front."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import sympy
 
 from superpos import Basis

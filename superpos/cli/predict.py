@@ -10,7 +10,7 @@ import numpy as np
 import typer
 
 from ..exceptions import SuperposError
-from . import check_folder, command, fail
+from . import check_folder, command
 from .progress import progress_bars
 
 
@@ -176,21 +176,18 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet) 
     from ..structure.shipped import load_predictor
 
     fields = ["file", "formula", "r2", "seconds", "error"]
-    try:
-        if resume and output is None:
-            raise SuperposError("--resume needs --output: the file of rows already done")
-        if not files:
-            raise SuperposError("no data files (.csv, .tsv, .txt, .npz) in the folder given")
-        if jobs < 1:
-            raise SuperposError(f"--jobs must be at least 1, got {jobs}")
-        check_folder(output)
-        if "-" in files:
-            raise SuperposError("standard input (-) cannot be part of a batch")
-        predictor = load_predictor(str(model) if model else None)
-        jsonl = output is not None and output.suffix.lower() in (".jsonl", ".json")
-        done = _done_files(output, jsonl) if resume else set()
-    except SuperposError as exc:
-        fail(exc)
+    if resume and output is None:
+        raise SuperposError("--resume needs --output: the file of rows already done")
+    if not files:
+        raise SuperposError("no data files (.csv, .tsv, .txt, .npz) in the folder given")
+    if jobs < 1:
+        raise SuperposError(f"--jobs must be at least 1, got {jobs}")
+    check_folder(output)
+    if "-" in files:
+        raise SuperposError("standard input (-) cannot be part of a batch")
+    predictor = load_predictor(str(model) if model else None)
+    jsonl = output is not None and output.suffix.lower() in (".jsonl", ".json")
+    done = _done_files(output, jsonl) if resume else set()
     fh = sys.stdout if output is None else output.open("a" if resume else "w", newline="")
     writer = None if jsonl else csv.DictWriter(fh, fieldnames=fields)
     if writer is not None and (output is None or fh.tell() == 0):

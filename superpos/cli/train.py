@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from ..exceptions import SuperposError
-from . import basis_from_option, check_folder, command, fail
+from . import basis_from_option, check_folder, command
 from .progress import progress_bars
 
 
@@ -21,10 +21,7 @@ def basis(
 
     Example: superpos basis --variables 2
     """
-    try:
-        b = basis_from_option(names, n_variables)
-    except SuperposError as exc:
-        fail(exc)
+    b = basis_from_option(names, n_variables)
     for k, f in enumerate(b.functions):
         typer.echo(f"{k:3d}  {f.name:6s}  arity {f.arity}  {f.kind}")
 
@@ -50,23 +47,20 @@ def generate(
     from ..structure.corpus import generate_corpus, write_corpus
     from ..structure.prior import check_prior
 
-    try:
-        b = basis_from_option(names, n_variables)
-        check_prior(b, n, max_depth, max_size, 1, (20, 200), (1, n_variables), 0.75)
-        if jobs < 1 or shard_size < 1:
-            raise SuperposError("--jobs and --shard-size must be at least 1")
+    b = basis_from_option(names, n_variables)
+    check_prior(b, n, max_depth, max_size, 1, (20, 200), (1, n_variables), 0.75)
+    if jobs < 1 or shard_size < 1:
+        raise SuperposError("--jobs and --shard-size must be at least 1")
+    if output.suffix.lower() == ".npz":
+        check_folder(output)
+    t = time.perf_counter()
+    with progress_bars(quiet) as update:
+        kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
+                  n_variables=(1, n_variables), progress=lambda d, total: update("formulas", d, total))
         if output.suffix.lower() == ".npz":
-            check_folder(output)
-        t = time.perf_counter()
-        with progress_bars(quiet) as update:
-            kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
-                      n_variables=(1, n_variables), progress=lambda d, total: update("formulas", d, total))
-            if output.suffix.lower() == ".npz":
-                generate_corpus(b, n, **kw).save(output)
-            else:
-                write_corpus(output, b, n, shard_size=shard_size, **kw)
-    except SuperposError as exc:
-        fail(exc)
+            generate_corpus(b, n, **kw).save(output)
+        else:
+            write_corpus(output, b, n, shard_size=shard_size, **kw)
     if not quiet:
         typer.echo(f"wrote {n} formulas to {output} in {time.perf_counter() - t:.1f} s", err=True)
 
@@ -88,17 +82,14 @@ def fit(
     from ..structure.features import DatasetFeatures
     from ..structure.predictor import StructurePredictor
 
-    try:
-        check_folder(output)
-        c = Corpus.load(corpus)
-        t = time.perf_counter()
-        m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
-                               features=DatasetFeatures(max_variables=max(1, c.basis.n_variables), n_jobs=jobs))
-        with progress_bars(quiet) as update:
-            m.fit(c, progress=update)
-            m.save(output)
-    except SuperposError as exc:
-        fail(exc)
+    check_folder(output)
+    c = Corpus.load(corpus)
+    t = time.perf_counter()
+    m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
+                           features=DatasetFeatures(max_variables=max(1, c.basis.n_variables), n_jobs=jobs))
+    with progress_bars(quiet) as update:
+        m.fit(c, progress=update)
+        m.save(output)
     if not quiet:
         typer.echo(f"trained on {len(c)} formulas in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
 
@@ -126,42 +117,39 @@ def evaluate(
     from ..structure.shipped import load_predictor
     from ..symreg.settings import FormulaSettings
 
-    try:
-        if jobs < 1:
-            raise SuperposError(f"--jobs must be at least 1, got {jobs}")
-        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
-        m = load_predictor(str(model) if model else None)
-        p = Path(target)
-        if p.suffix == ".npz":
-            from ..structure.corpus import Corpus
-            from ..structure.metrics import structure_metrics
+    if jobs < 1:
+        raise SuperposError(f"--jobs must be at least 1, got {jobs}")
+    settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
+    m = load_predictor(str(model) if model else None)
+    p = Path(target)
+    if p.suffix == ".npz":
+        from ..structure.corpus import Corpus
+        from ..structure.metrics import structure_metrics
 
-            c = Corpus.load(p)
-            k = 10 if k is None else k
-            m.features_.set_params(n_jobs=jobs)
-            with progress_bars(quiet) as update:
-                res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
-                                        decision=decision, fit_options=dict(top_k=top_k, search_rounds=search),
-                                        n_jobs=jobs)
-        else:
-            from ..datasets.problems import load_problems, solve_problem
+        c = Corpus.load(p)
+        k = 10 if k is None else k
+        m.features_.set_params(n_jobs=jobs)
+        with progress_bars(quiet) as update:
+            res = structure_metrics(m, c, k=k, progress=lambda d, n: update("data sets", d, n),
+                                    decision=decision, fit_options=dict(top_k=top_k, search_rounds=search),
+                                    n_jobs=jobs)
+    else:
+        from ..datasets.problems import load_problems, solve_problem
 
-            if k is not None:
-                raise SuperposError("--k is the top-k hit list of a corpus; a benchmark's candidate count is --top-k")
-            folder, name = (p.parent, p.stem) if p.suffix == ".tsv" else (None, target)
-            names = [n.strip() for n in problems.split(",")] if problems else None
-            probs = load_problems(name, folder=folder, names=names)
-            from joblib import Parallel, delayed
+        if k is not None:
+            raise SuperposError("--k is the top-k hit list of a corpus; a benchmark's candidate count is --top-k")
+        folder, name = (p.parent, p.stem) if p.suffix == ".tsv" else (None, target)
+        names = [n.strip() for n in problems.split(",")] if problems else None
+        probs = load_problems(name, folder=folder, names=names)
+        from joblib import Parallel, delayed
 
-            rows = []
-            with progress_bars(quiet) as update:
-                update("problems", 0, len(probs))
-                for row in Parallel(n_jobs=jobs, return_as="generator")(
-                        delayed(solve_problem)(m, pr, settings, seed) for pr in probs):
-                    rows.append(row)
-                    update("problems", len(rows), len(probs))
-    except SuperposError as exc:
-        fail(exc)
+        rows = []
+        with progress_bars(quiet) as update:
+            update("problems", 0, len(probs))
+            for row in Parallel(n_jobs=jobs, return_as="generator")(
+                    delayed(solve_problem)(m, pr, settings, seed) for pr in probs):
+                rows.append(row)
+                update("problems", len(rows), len(probs))
     if p.suffix == ".npz":
         if decision != "ml":  # the top-1 is the decision's tree, the top-k list the most likely trees
             typer.echo(f"top-1: the {decision} tree; top-{k}: the true tree among the {k} most likely (ml)")

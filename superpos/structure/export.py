@@ -12,6 +12,18 @@ from .schema import gbt_arrays, logistic_arrays, mlp_arrays
 __all__ = ["ExportedGBT", "ExportedMLP", "export_classifier", "classifier_to_arrays", "classifier_from_arrays"]
 
 
+def _probabilities(scores: np.ndarray) -> np.ndarray:
+    """Class probabilities from raw scores (rows): the logistic of a single column (two
+    classes), else a softmax; ``scores`` is overwritten."""
+    if scores.shape[1] == 1:
+        p = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+        return np.column_stack([1 - p, p])
+    scores -= scores.max(axis=1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=1, keepdims=True)
+    return scores
+
+
 class ExportedGBT:
     """A fitted ``HistGradientBoostingClassifier`` as plain arrays, with a numba
     ``predict_proba``. Round-trips through :meth:`to_arrays` / :meth:`from_arrays`."""
@@ -74,13 +86,7 @@ class ExportedGBT:
         raw = gbt_raw_scores(X, self.feature, self.threshold,
                              self.missing_left, self.left, self.right, self.is_leaf, self.value,
                              self.tree_offsets, self.n_classes, self.baseline)
-        if raw.shape[1] == 1:
-            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
-            return np.column_stack([1 - p, p])
-        raw -= raw.max(axis=1, keepdims=True)
-        np.exp(raw, out=raw)
-        raw /= raw.sum(axis=1, keepdims=True)
-        return raw
+        return _probabilities(raw)
 
 
 class ExportedMLP:
@@ -157,13 +163,7 @@ class ExportedMLP:
             elif self.activation == "logistic":
                 h = 1.0 / (1.0 + np.exp(-h))
             h = h @ w + b
-        if h.shape[1] == 1:
-            p = 1.0 / (1.0 + np.exp(-h[:, 0]))
-            return np.column_stack([1 - p, p])
-        h -= h.max(axis=1, keepdims=True)
-        np.exp(h, out=h)
-        h /= h.sum(axis=1, keepdims=True)
-        return h
+        return _probabilities(h)
 
 
 def export_classifier(clf):

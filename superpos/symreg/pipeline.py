@@ -31,7 +31,7 @@ from .candidates import Candidate, Points, fit_candidates, structural_key, uniqu
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
-from .selection import plausible, rank_candidates
+from .selection import plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
@@ -216,8 +216,9 @@ def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.
                      tries: int = 20) -> list[Candidate]:
     """The best of the first ``tries`` candidates that is not absurd
     (:func:`~superpos.symreg.selection.plausible`) moved to the front; unchanged when none is."""
+    probes = probe_points(X)  # the same for every candidate
     for k, c in enumerate(cands[:tries]):
-        if np.isfinite(c.nmse_validation) and plausible(c.tree, basis, c.constants, X, y):
+        if np.isfinite(c.nmse_validation) and plausible(c.tree, basis, c.constants, X, y, probes):
             return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
     return cands
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from .candidates import Candidate
 
-__all__ = ["selection_order", "rank_candidates", "plausible"]
+__all__ = ["selection_order", "rank_candidates", "probe_points", "plausible"]
 
 
 def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:
@@ -32,17 +32,12 @@ def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
     return [cands[k] for k in selection_order(cands, rtol=rtol)]
 
 
-def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, max_pairs: int = 500) -> bool:
-    """No absurd formula: finite at the data points and at 3 points inside the segment from
-    each data point to its nearest neighbour (inputs scaled to their ranges; not the whole
-    bounding box, where correlated inputs may put a true pole), and within twice the target's
-    range around it there, [min y - R/2, max y + R/2] with R = max y - min y."""
-    from ..core.tree import evaluate
-
-    lo, hi = float(np.min(y)), float(np.max(y))
-    half = 0.5 * (hi - lo)
+def probe_points(X: np.ndarray, max_points: int = 500) -> np.ndarray:
+    """The points where :func:`plausible` looks: (up to ``max_points`` of) the data points and
+    3 points inside the segment from each to its nearest neighbour (inputs scaled to their
+    ranges; not the whole bounding box, where correlated inputs may put a true pole)."""
     n = X.shape[0]
-    idx = np.arange(n) if n <= max_pairs else np.linspace(0, n - 1, max_pairs).astype(np.int64)
+    idx = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(np.int64)
     Z = X[idx]
     width = np.ptp(Z, axis=0)
     U = Z / np.where(width > 0, width, 1.0)
@@ -51,6 +46,17 @@ def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, max_pairs: i
     nearest = d.argmin(axis=1)
     t = np.array([0.25, 0.5, 0.75])[:, None, None]
     mids = (Z[None, :, :] * (1 - t) + Z[nearest][None, :, :] * t).reshape(-1, X.shape[1])
+    return np.vstack([Z, mids])
+
+
+def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, probes: np.ndarray | None = None) -> bool:
+    """No absurd formula: finite at :func:`probe_points` of X (pass ``probes`` to reuse them
+    across candidates) and within twice the target's range around it there,
+    [min y - R/2, max y + R/2] with R = max y - min y."""
+    from ..core.tree import evaluate
+
+    lo, hi = float(np.min(y)), float(np.max(y))
+    half = 0.5 * (hi - lo)
     with np.errstate(all="ignore"):
-        v = evaluate(tree, basis, np.vstack([Z, mids]), constants)
+        v = evaluate(tree, basis, probe_points(X) if probes is None else probes, constants)
     return bool(np.all(np.isfinite(v)) and np.all(v >= lo - half) and np.all(v <= hi + half))
