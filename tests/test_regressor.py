@@ -165,6 +165,9 @@ def test_benchmark_sets_load_and_sample():
     ("x1**3 + x1**2 + x1 + 0.01", "x1**3 + x1**2 + x1", [], False),
     ("sin(x1) + sin(x1)*cos(x1**2) + cos(x1)*sin(x1**2)", "sin(x1) + sin(x1 + x1**2)", [], True),
     ("x1", "sqrt(x1)", ["x1"], False),
+    ("0.0795774715459477*x1*x2/(x3*x4**2)", "x1*x2/(4*pi*x3*x4**2)", [], True),
+    ("0.398942280401433*exp(-x1**2/2)", "exp(-x1**2/2)/sqrt(2*pi)", [], True),
+    ("0.0785*x1", "x1/(4*pi)", [], False),
 ])
 def test_exact_recovery(pred, true, positive, ok):
     assert is_exact_recovery(pred, true, positive) is ok

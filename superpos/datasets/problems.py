@@ -212,13 +212,23 @@ def load_problems(name: str = "nguyen", folder=None, names=None) -> list[Problem
     return out
 
 
+def _numeric(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with pi, e and surds as floats (sqrt(2*pi) is 2.50662827463100), the
+    variables and their integer powers untouched."""
+    try:
+        return expr.evalf(15)
+    except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
+        return expr
+
+
 def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0) -> bool:
     """True when ``predicted``, its constants rounded to ``digits`` significant digits (and
-    snapped to small rationals within that precision), simplifies to ``true``. Variables
+    snapped to small rationals within that precision), simplifies to ``true``, whose numbers
+    are rounded the same way (1/(4 pi) is 0.0796 on both sides, as a fitted constant is). Variables
     named in ``positive`` are declared positive (log|x| = log x there). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
-    pred = round_constants(parse_formula(predicted) if isinstance(predicted, str) else predicted, digits=digits)
-    true = round_constants(parse_formula(true) if isinstance(true, str) else true, digits=digits)
+    pred = round_constants(_numeric(parse_formula(predicted) if isinstance(predicted, str) else predicted), digits=digits)
+    true = round_constants(_numeric(parse_formula(true) if isinstance(true, str) else true), digits=digits)
     names = {s.name for s in pred.free_symbols | true.free_symbols}
     sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
     pred = pred.xreplace({s: sym[s.name] for s in pred.free_symbols})

@@ -57,10 +57,11 @@ def select_inputs(X: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
 def relabel(tree, model_basis: Basis, work_basis: Basis, inputs: np.ndarray) -> np.ndarray:
     """A tree over the model's basis, whose variable x_j stands for the data's input
     ``inputs[j - 1]``, as a tree over ``work_basis`` (the same functions, every input)."""
-    table = np.empty(len(model_basis), dtype=np.int64)
+    table = np.zeros(len(model_basis), dtype=np.int64)
     for c, f in enumerate(model_basis.functions):
-        name = f"x{inputs[f.index] + 1}" if f.kind == "variable" else f.name
-        table[c] = work_basis.index(name) if c else 0
+        if c == 0 or (f.kind == "variable" and f.index >= len(inputs)):  # not in a tree over len(inputs) inputs
+            continue
+        table[c] = work_basis.index(f"x{inputs[f.index] + 1}" if f.kind == "variable" else f.name)
     return table[np.asarray(tree, dtype=np.int64)]
 
 

@@ -32,8 +32,10 @@ from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import plausible, probe_points, rank_candidates
+from .decompose import monomial_splits, times_monomial
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
+from .terms import sum_trees
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
 from .units import decade_scales, to_user_units
 
@@ -42,6 +44,10 @@ __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 _EXACT = 1e-10
 """A normalised validation error this small is exact to the precision data are written with
 (1e-13 for the 10 digits of datasets/examples/example.csv): the units pass is skipped."""
+
+_SPLITS = 2
+"""Monomial splits searched for data with more inputs than the model knows (each costs one
+search of the model, about as much as the data's own)."""
 
 _MODEL_POINTS = 200
 """The structure model sees at most this many points: its corpus has data sets of 20-200
@@ -114,6 +120,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         cands = _model_candidates(model, points, shown, settings, seed, clock)
     else:
         cands = _wide_candidates(model, basis, points, shown, settings, seed, clock)
+    cands = _with_sums(cands, basis, points, settings, seed)
     clock.lap("fit_candidates")
 
     report("refitting on all points")
@@ -144,16 +151,44 @@ def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, set
                      clock: "_Clock") -> list[Candidate]:
     """Candidates for data with more inputs than the model knows (``basis``: the model's
     functions over every input): the model searches on the inputs most related to y, its
-    trees relabelled onto them, beside the affine formula and power laws over all inputs."""
-    seen = select_inputs(points.X, points.y, model.basis_.n_variables)
-    sub = Points(points.X[:, seen], points.y, points.fit, points.val, points.folds)
+    trees relabelled onto them; for the best monomial splits (:mod:`.decompose`) it searches
+    g on (x_S, y / monomial), each g found times the monomial; beside them the affine
+    formula and power laws over all inputs."""
+    k = model.basis_.n_variables
     names = tuple(basis.to_list())
+    seen = select_inputs(points.X, points.y, k)
+    sub = Points(points.X[:, seen], points.y, points.fit, points.val, points.folds)
     cands = [Candidate(relabel(c.tree, model.basis_, basis, seen), names, c.log_likelihood, c.rank, c.constants,
                        c.nmse_fit, c.nmse_validation)
              for c in _model_candidates(model, sub, shown, settings, seed, clock)]
+    for split in monomial_splits(points.X, points.y, k, limit=_SPLITS):
+        inner = np.array(split.inner)
+        with np.errstate(all="ignore"):
+            rest = points.y / split.factor(points.X)
+        if not np.all(np.isfinite(rest)):
+            continue
+        found = _model_candidates(model, Points(points.X[:, inner], rest, points.fit, points.val, points.folds),
+                                  shown, settings, seed, clock)[:settings.refit_top]
+        pairs = [(c, times_monomial(relabel(c.tree, model.basis_, basis, inner), c.constants, basis, split))
+                 for c in found if np.all(np.isfinite(c.constants))]
+        cands += _refitted(pairs, basis, points, settings, seed, len(cands))
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
     extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, points.X.shape[1])
                                                                + power_law_trees(points.X, points.y, basis))]
+    rtol = settings.tie_tolerance(points.n_validation)
+    return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
+
+
+def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
+               seed: int) -> list[Candidate]:
+    """``cands`` joined by the sums of library terms that sparse fits on the fitting points
+    propose (:func:`~superpos.symreg.terms.sum_trees`), ranked after every other candidate so
+    that they win only on the data."""
+    trees = sum_trees(points.X[points.fit], points.y[points.fit], basis)
+    if not trees:
+        return cands
+    floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
+    extra = [(len(cands) + r, floor, t) for r, t in enumerate(trees)]
     rtol = settings.tie_tolerance(points.n_validation)
     return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
 
@@ -196,8 +231,16 @@ def _in_user_units(cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int
                    settings: FormulaSettings, seed: int, first_rank: int) -> list[Candidate]:
     """Candidates found on normalised data as trees over the user's units
     (:func:`~superpos.symreg.units.to_user_units`), refitted on ``points`` from the mapped constants."""
-    mapped = [(c, to_user_units(c.tree, c.constants, basis, kx, ky)) for c in cands if np.all(np.isfinite(c.constants))]
-    mapped = [(c, m) for c, m in mapped if m is not None]
+    pairs = [(c, to_user_units(c.tree, c.constants, basis, kx, ky)) for c in cands if np.all(np.isfinite(c.constants))]
+    return _refitted(pairs, basis, points, settings, seed, first_rank)
+
+
+def _refitted(pairs: list, basis: Basis, points: Points, settings: FormulaSettings, seed: int,
+              first_rank: int) -> list[Candidate]:
+    """[(candidate, (tree, constants) or None)] of candidates rewritten as other trees over
+    ``basis`` (another scale, a monomial factor): the rewritten trees refitted on ``points``
+    from the rewritten constants, ranked from ``first_rank``; the Nones dropped."""
+    mapped = [(c, m) for c, m in pairs if m is not None]
     if not mapped:
         return []
     Xf, yf, Xv, yv = points.parts()

@@ -1,0 +1,160 @@
+"""Sums of terms: formulas the structure model's trees are too small for, such as polynomials
+of degree 4-6 (x^6 + x^5 + ... + x) or sums of a few functions of single inputs.
+
+As FFX (McConaghy 2011) and SINDy (Brunton et al. 2016) do, y is fitted as a sparse linear
+combination c_0 + sum_k c_k t_k(x) of terms from a fixed library (:func:`term_library`: powers
+x_i^1..6, sin, cos and exp of x_i and x_i^2 and the products of two of those sines and
+cosines, sqrt|x_i|, products x_i x_j and x_i^2 x_j, and
+for an input of one sign x_i^-1, x_i^-2 and log|x_i|, which would be infinite between points
+of both signs). Two selections propose skeletons, whose constants are then fitted and
+scored like every other candidate:
+
+- forward stepwise (orthogonal matching pursuit): the term that most reduces the squared error
+  next, every prefix of the path up to ``max_terms`` terms a candidate, and the whole path
+  pruned by backward elimination;
+- backward elimination from the full polynomial of each degree 1..6 (pairwise products
+  included): the term with the smallest |t| statistic dropped while it is below 2.
+
+Neither selection sees the validation points.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..core.basis import Basis
+from ..core.symbolic import from_sympy
+from ..exceptions import NotRepresentable
+
+__all__ = ["term_library", "sum_trees"]
+
+_MAX_DEGREE = 6
+_T_KEEP = 2.0
+"""A polynomial term whose |t| statistic is below this is dropped."""
+
+
+def term_library(X: np.ndarray, basis: Basis) -> tuple[list[sympy.Expr], np.ndarray]:
+    """(terms as sympy expressions over ``basis.variables``, their values (n, k)); terms the
+    basis cannot write, or that are not finite at every row, left out."""
+    v = basis.variables
+    m = X.shape[1]
+    terms: list[tuple[sympy.Expr, np.ndarray]] = []
+    with np.errstate(all="ignore"):
+        for j in range(m):
+            x = X[:, j]
+            terms += [(v[j] ** k, x ** k) for k in range(1, _MAX_DEGREE + 1)]
+            if np.all(x > 0) or np.all(x < 0):  # singular where x = 0: only for inputs of one sign
+                terms += [(1 / v[j], 1 / x), (1 / v[j] ** 2, 1 / x**2), (sympy.log(sympy.Abs(v[j])), np.log(np.abs(x)))]
+            terms += [(sympy.sqrt(sympy.Abs(v[j])), np.sqrt(np.abs(x)))]
+            unary = []
+            for name, f, g in (("sin", sympy.sin, np.sin), ("cos", sympy.cos, np.cos), ("exp", sympy.exp, np.exp)):
+                if basis.has(name):
+                    unary += [(f(v[j]), g(x)), (f(v[j] ** 2), g(x * x))]
+            terms += unary
+            trig = [(e, col) for e, col in unary if not isinstance(e, sympy.exp)]
+            terms += [(a[0] * b[0], a[1] * b[1]) for k, a in enumerate(trig) for b in trig[k + 1:]]
+        for i in range(m):
+            for j in range(m):
+                if i < j:
+                    terms.append((v[i] * v[j], X[:, i] * X[:, j]))
+                if i != j:
+                    terms.append((v[i] ** 2 * v[j], X[:, i] ** 2 * X[:, j]))
+    keep = [(e, col) for e, col in terms if np.all(np.isfinite(col)) and np.ptp(col) > 0 and np.max(np.abs(col)) < 1e150]
+    if not keep:
+        return [], np.zeros((X.shape[0], 0))
+    return [e for e, _ in keep], np.column_stack([col for _, col in keep])
+
+
+def _stepwise(T: np.ndarray, y: np.ndarray, max_terms: int) -> list[list[int]]:
+    """The forward stepwise path: the chosen columns after each step (intercept implied)."""
+    n = y.size
+    Q = np.ones((n, 1)) / np.sqrt(n)
+    r = y - Q @ (Q.T @ y)
+    Tc = T - Q @ (Q.T @ T)
+    chosen: list[int] = []
+    path = []
+    sse0 = float(r @ r)
+    for _ in range(min(max_terms, T.shape[1], n - 2)):
+        norms = np.einsum("ij,ij->j", Tc, Tc)
+        gain = np.where(norms > 1e-12 * np.maximum(np.einsum("ij,ij->j", T, T), 1e-300), (Tc.T @ r) ** 2 / np.maximum(norms, 1e-300), -1.0)
+        gain[chosen] = -1.0
+        j = int(np.argmax(gain))
+        if gain[j] <= 0:
+            break
+        chosen.append(j)
+        path.append(list(chosen))
+        q = Tc[:, j] / np.sqrt(norms[j])
+        r = r - q * (q @ r)
+        Tc = Tc - np.outer(q, q @ Tc)
+        if float(r @ r) <= 1e-24 * sse0:
+            break
+    return path
+
+
+def _backward(T: np.ndarray, y: np.ndarray) -> list[int] | None:
+    """Columns kept by backward elimination from all of T (intercept included and never dropped)."""
+    n = y.size
+    cols = list(range(T.shape[1]))
+    while cols:
+        A = np.column_stack([np.ones(n), T[:, cols]])
+        if A.shape[1] >= n:
+            return None
+        coef, *_ = np.linalg.lstsq(A, y, rcond=None)
+        res = y - A @ coef
+        dof = n - A.shape[1]
+        s2 = float(res @ res) / dof
+        try:
+            cov = np.linalg.inv(A.T @ A) * s2
+        except np.linalg.LinAlgError:
+            return None
+        se = np.sqrt(np.maximum(np.diag(cov)[1:], 0.0))
+        with np.errstate(all="ignore"):
+            t = np.where(se > 0, np.abs(coef[1:]) / se, np.inf)
+        if s2 <= 1e-28 * max(float(y @ y), 1e-300):  # exact: drop only the terms with no weight
+            small = np.abs(coef[1:]) * np.std(T[:, cols], axis=0) <= 1e-9 * np.std(y)
+            if not small.any():
+                return cols
+            cols = [c for c, s in zip(cols, small) if not s]
+            continue
+        k = int(np.argmin(t))
+        if t[k] >= _T_KEEP:
+            return cols
+        del cols[k]
+    return cols
+
+
+def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8) -> list[np.ndarray]:
+    """Skeletons c_0 + sum c_k t_k proposed by forward stepwise and backward elimination over
+    :func:`term_library` on (X, y): distinct trees over ``basis``, stepwise path first."""
+    if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
+        return []
+    exprs, T = term_library(X, basis)
+    if not exprs:
+        return []
+    scale = np.std(T, axis=0)
+    Ts = (T - T.mean(axis=0)) / scale
+    ys = (y - y.mean()) / np.std(y)
+    picks = _stepwise(Ts, ys, min(max_terms, X.shape[0] // 3))
+    if picks:  # the longest path pruned: an early wrong pick the later ones made redundant goes
+        kept = _backward(Ts[:, picks[-1]], ys)
+        if kept:
+            picks.append([picks[-1][c] for c in kept])
+    degree = [sympy.Poly(e).total_degree() if e.is_polynomial() else 0 for e in exprs]
+    for d in range(1, _MAX_DEGREE + 1):
+        cols = [k for k in range(len(exprs)) if 0 < degree[k] <= d]
+        if cols and len(cols) < X.shape[0] - 2:
+            kept = _backward(Ts[:, cols], ys)
+            if kept:
+                picks.append([cols[c] for c in kept])
+    out, seen = [], set()
+    for cols in picks:
+        key = tuple(sorted(cols))
+        if key in seen or len(cols) > 2 * max_terms:
+            continue
+        seen.add(key)
+        expr = sympy.Symbol("c0") + sum(sympy.Symbol(f"c{k + 1}") * exprs[c] for k, c in enumerate(sorted(cols)))
+        try:
+            out.append(from_sympy(expr, basis)[0])
+        except NotRepresentable:
+            continue
+    return out
