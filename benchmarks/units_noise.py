@@ -65,7 +65,9 @@ def _fresh(source, X: np.ndarray, rng) -> np.ndarray:
 
 
 def solve(name, truth, source, condition: str, seed: int, settings: dict) -> dict:
+    from superpos import Basis
     from superpos.core.numeric import r2
+    from superpos.core.symbolic import to_sympy
     from superpos.datasets.problems import is_exact_recovery
     from superpos.symreg.pipeline import find_formula
 
@@ -108,12 +110,18 @@ def solve(name, truth, source, condition: str, seed: int, settings: dict) -> dic
         pred = res.predict(Xt)
     ok = np.isfinite(yt)
     score = r2(yt[ok], pred[ok])
-    try:
-        pred_expr = res.expr.xreplace({s: back[v] for s in res.expr.free_symbols for v in back if s.name == v.name})
-        pred_expr = (pred_expr / sympy.Integer(10) ** ky).evalf() if (ky or back) else pred_expr
-        exact = is_exact_recovery(pred_expr, truth, positive=positive)
-    except Exception:  # noqa: BLE001
-        exact = False
+    domain = {f"x{j + 1}": Xt[:, j] / 10.0 ** kx[j] for j in range(m)}  # fresh points, original units
+    raw = to_sympy(res.tree, Basis(res.basis_names), res.constants)  # sympy's simplification can hide |e|
+    exact = False
+    for e in (res.expr, raw):
+        try:
+            pred_expr = e.xreplace({s: back[v] for s in e.free_symbols for v in back if s.name == v.name})
+            pred_expr = (pred_expr / sympy.Integer(10) ** ky).evalf() if (ky or back) else pred_expr
+            exact = is_exact_recovery(pred_expr, truth, positive=positive, domain=domain)
+        except Exception:  # noqa: BLE001
+            exact = False
+        if exact:
+            break
     return {"name": name, "condition": condition, "exact": bool(exact), "r2": float(score),
             "finite": bool(np.all(np.isfinite(pred[ok]))), "sec": sec, "formula": str(res.expr)}
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
-from superpos.symreg.decompose import Split, monomial_splits, times_monomial
+from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index, translations
 from superpos.symreg.terms import sum_trees, term_library
 
 
@@ -17,8 +17,9 @@ def test_monomial_split_finds_the_factor_and_the_inner_inputs():
     X[:, 3] += 4  # no pole of g inside the data (there, log|y| is far from any polynomial)
     y = X[:, 0] * X[:, 1] / (X[:, 2] * (X[:, 3] ** 2 - X[:, 4] ** 2))
     best = monomial_splits(X, y)[0]
-    assert best.inner == (3, 4) and best.outer == (0, 1, 2) and best.exponents == (1.0, 1.0, -1.0)
+    assert best.inner == ((0, 0, 0, 1, 0), (0, 0, 0, 0, 1)) and best.factor_exponents == (1, 1, -1, 0, 0)
     np.testing.assert_allclose(best.factor(X), X[:, 0] * X[:, 1] / X[:, 2])
+    np.testing.assert_array_equal(best.inputs(X), X[:, 3:])
 
 
 def test_monomial_split_refuses_what_it_cannot_split():
@@ -31,21 +32,50 @@ def test_monomial_split_refuses_what_it_cannot_split():
 def test_negative_inputs_get_integer_exponents():
     X = np.random.default_rng(3).uniform(1, 4, (200, 4))
     X[:, 0] *= -1
-    for s in monomial_splits(X, X[:, 0] ** 3 * np.sin(X[:, 3]) * X[:, 1], limit=5):
-        for j, a in zip(s.outer, s.exponents):
-            assert j != 0 or a == int(a)
+    for r in monomial_splits(X, X[:, 0] ** 3 * np.sin(X[:, 3]) * X[:, 1], limit=5):
+        assert r.factor_exponents[0] == int(r.factor_exponents[0])
 
 
-def test_times_monomial_multiplies_the_tree():
-    b = Basis(Basis.default(3).to_list(), 5)
+def test_single_index_finds_the_dimensionless_group():
+    X = np.random.default_rng(8).uniform(1, 5, (200, 5))
+    y = X[:, 0] * np.exp(-X[:, 1] * X[:, 2] / (X[:, 3] * X[:, 4]))
+    (r,) = single_index(X, y)
+    assert r.factor_exponents == (1, 0, 0, 0, 0)
+    b = np.array(r.inner[0])
+    assert np.array_equal(b, [0, 1, 1, -1, -1]) or np.array_equal(b, [0, -1, -1, 1, 1])
+    assert single_index(X, X.sum(axis=1)) == [] or len(single_index(X, X.sum(axis=1))[0].inner) == 1
+
+
+def test_translations_find_the_differences():
+    X = np.random.default_rng(9).uniform(1, 5, (200, 4))
+    y = np.sqrt((X[:, 1] - X[:, 0]) ** 2 + (X[:, 3] - X[:, 2]) ** 2)
+    P = np.abs(np.array(translations(X, y)))
+    assert sorted(map(tuple, P.astype(int))) == [(0, 0, 1, 1), (1, 1, 0, 0)]
+    assert translations(X, X[:, 0] * X[:, 1] + X[:, 2] / X[:, 3]) is None
+
+
+def test_compose_writes_the_reduced_formula_over_every_input():
     from superpos.core.tree import from_string
 
-    g = from_string("div(c, sub(pow2(x4), pow2(x5)))", b)
-    split = Split((3, 4), (0, 2), (1.0, -0.5), 0.0)
-    tree, consts = times_monomial(g, [2.5], b, split)
+    b3, b5 = Basis.default(3), Basis(Basis.default(3).to_list(), 5)
     X = np.random.default_rng(4).uniform(1, 3, (30, 5))
-    np.testing.assert_allclose(evaluate(tree, b, X, consts),
+    X[:, 4] += 3
+    g = from_string("div(c, sub(pow2(x1), pow2(x2)))", b3)
+    r = Reduction(((0, 0, 0, 1, 0), (0, 0, 0, 0, 1)), (1, 0, -0.5, 0, 0), 0.0)
+    tree, consts = r.compose(g, [2.5], b3, b5)
+    np.testing.assert_allclose(evaluate(tree, b5, X, consts),
                                2.5 / (X[:, 3] ** 2 - X[:, 4] ** 2) * X[:, 0] / np.sqrt(X[:, 2]), rtol=1e-10)
+    np.testing.assert_allclose(evaluate(g, b3, r.inputs(X), [2.5]) * r.factor(X), evaluate(tree, b5, X, consts))
+    diff = Reduction(((1, 0), (0, 1)), (0, 0), 0.0, linear=((1, -1, 0, 0, 0), (0, 0, 0, 0, 1)))
+    tree, consts = diff.compose(g, [2.5], b3, b5)
+    np.testing.assert_allclose(evaluate(tree, b5, X, consts), 2.5 / ((X[:, 0] - X[:, 1]) ** 2 - X[:, 4] ** 2))
+    np.testing.assert_allclose(diff.inputs(X), np.column_stack([X[:, 0] - X[:, 1], X[:, 4]]))
+
+
+def test_reductions_are_capped():
+    X = np.random.default_rng(10).uniform(1, 5, (200, 6))
+    y = X[:, 0] * X[:, 1] * np.cos(X[:, 2] - X[:, 3]) / X[:, 4]
+    assert 1 <= len(reductions(X, y, limit=3)) <= 3
 
 
 def test_sum_trees_propose_the_sparse_polynomial():

@@ -188,10 +188,11 @@ def _batched_lstsq(A: np.ndarray, t: np.ndarray) -> np.ndarray:
             a = (np.einsum("bn,bn->b", A[:, 0], t) / np.where(den > 1e-300, den, 1.0))[:, None]
         else:
             M = np.einsum("bln,bkn->blk", A, A)
-            d = np.einsum("bll->bl", M)
-            M = M + (1e-13 * (d.max(axis=1) + 1e-300))[:, None, None] * np.eye(A.shape[1])[None]
+            d = np.sqrt(np.einsum("bll->bl", M))
+            d = np.where(d > 1e-150, d, 1.0)  # equilibrated to a unit diagonal, as the kernel
+            M = M / (d[:, :, None] * d[:, None, :]) + 1e-13 * np.eye(A.shape[1])[None]
             try:
-                a = np.linalg.solve(M, np.einsum("bln,bn->bl", A, t)[:, :, None])[:, :, 0]
+                a = np.linalg.solve(M, (np.einsum("bln,bn->bl", A, t) / d)[:, :, None])[:, :, 0] / d
             except np.linalg.LinAlgError:
                 a = np.einsum("bln,bn->bl", np.linalg.pinv(np.transpose(A, (0, 2, 1)), rcond=1e-12), t)
     a[bad] = np.nan

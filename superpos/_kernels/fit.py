@@ -65,7 +65,7 @@ def _normal_equations(A, m, y, pred, M, g):
 @njit(cache=True)
 def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
     """Variable projection: with the nonlinear constants ``b`` set, the linear ones solve
-    min ||y - f||^2 exactly (normal equations, a 1e-13 ridge). Writes the full constants
+    min ||y - f||^2 exactly (normal equations scaled to a unit diagonal, a 1e-13 ridge). Writes the full constants
     into ``c`` and the predictions into ``pred``; returns the normalised cost (inf when any
     value is not finite)."""
     n, L = X.shape[0], lin.size
@@ -94,11 +94,19 @@ def _project(ops, args, vals, X, y, c, lin, nl, b, scale, stack, F, pred):
             a[:] = 0.0
         elif L == 1:
             a[0] = g[0] / M[0, 0]
-        else:
+        else:  # equilibrated (unit diagonal), so that columns of any scale solve alike
+            d = np.empty(L)
             for p in range(L):
-                M[p, p] += 1e-13 * (dmax + 1e-300)
+                d[p] = np.sqrt(M[p, p]) if M[p, p] > 1e-300 else 1.0
+            for p in range(L):
+                g[p] /= d[p]
+                for q in range(L):
+                    M[p, q] /= d[p] * d[q]
+                M[p, p] += 1e-13
             if not _solve_small(M, g, a):
                 return np.inf
+            for p in range(L):
+                a[p] /= d[p]
         for q in range(L):
             if not np.isfinite(a[q]):
                 return np.inf

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from ..core.symbolic import parse_formula
+from ..core.basis import Basis
+from ..core.symbolic import parse_formula, to_sympy
 from ..exceptions import SuperposError
 from ..symreg.render import round_constants, simplify_capped
 
@@ -221,13 +222,41 @@ def _numeric(expr: sympy.Expr) -> sympy.Expr:
         return expr
 
 
-def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0) -> bool:
+def _without_abs(expr: sympy.Expr, domain: dict) -> sympy.Expr:
+    """Each |e| whose argument e has one sign at every point of ``domain`` ({variable name:
+    values}) written as e or -e: sqrt|x2^2 - x3^2| is sqrt(x3^2 - x2^2) where x2 < x3."""
+    def resolve(arg):
+        names = sorted(s.name for s in arg.free_symbols)
+        if not names or any(n not in domain for n in names):
+            return sympy.Abs(arg)
+        try:
+            f = sympy.lambdify([sympy.Symbol(n) for n in names], arg.xreplace(
+                {s: sympy.Symbol(s.name) for s in arg.free_symbols}), modules="numpy")
+            with np.errstate(all="ignore"):
+                v = np.asarray(f(*[domain[n] for n in names]), dtype=np.complex128)
+        except Exception:  # noqa: BLE001 - an argument numpy cannot evaluate stays as it is
+            return sympy.Abs(arg)
+        if np.all(np.isfinite(v)) and np.all(v.imag == 0):
+            if np.all(v.real > 0):
+                return arg
+            if np.all(v.real < 0):
+                return -arg
+        return sympy.Abs(arg)
+
+    return expr.replace(sympy.Abs, resolve)
+
+
+def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
+                      domain: dict | None = None) -> bool:
     """True when ``predicted``, its constants rounded to ``digits`` significant digits (and
     snapped to small rationals within that precision), simplifies to ``true``, whose numbers
     are rounded the same way (1/(4 pi) is 0.0796 on both sides, as a fitted constant is). Variables
-    named in ``positive`` are declared positive (log|x| = log x there). sympy works under
+    named in ``positive`` are declared positive (log|x| = log x there); with ``domain``
+    ({variable name: sample values}) an absolute value whose argument keeps one sign there is
+    dropped (the formulas need only agree on the problem's domain). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
-    pred = round_constants(_numeric(parse_formula(predicted) if isinstance(predicted, str) else predicted), digits=digits)
+    pred = parse_formula(predicted) if isinstance(predicted, str) else predicted
+    pred = round_constants(_numeric(_without_abs(pred, domain) if domain else pred), digits=digits)
     true = round_constants(_numeric(parse_formula(true) if isinstance(true, str) else true), digits=digits)
     names = {s.name for s in pred.free_symbols | true.free_symbols}
     sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
@@ -245,7 +274,31 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
     out = simplify_capped(cheap, seconds)
     if out == 0:
         return True
-    return simplify_capped(sympy.expand_trig(out), seconds) == 0
+    if simplify_capped(sympy.expand_trig(out), seconds) == 0:
+        return True
+    # radicals sympy does not combine (sqrt(a / b) against 1 / sqrt(c)): equal squares and,
+    # on the domain, equal signs
+    if domain and (pred.has(sympy.Pow) or true.has(sympy.Pow)) and _same_sign(pred, true, domain):
+        square = sympy.expand(sympy.together(pred**2 - true**2))
+        return square == 0 or simplify_capped(square, seconds) == 0
+    return False
+
+
+def _same_sign(a: sympy.Expr, b: sympy.Expr, domain: dict) -> bool:
+    """Whether a and b are real and of the same sign at every point of ``domain``."""
+    names = sorted({s.name for s in a.free_symbols | b.free_symbols})
+    if any(n not in domain for n in names):
+        return False
+    args = [sympy.Symbol(n) for n in names]
+    plain = {s: sympy.Symbol(s.name) for s in a.free_symbols | b.free_symbols}
+    try:
+        with np.errstate(all="ignore"):
+            va, vb = (np.asarray(sympy.lambdify(args, e.xreplace(plain), modules="numpy")(*[domain[n] for n in names]),
+                                 dtype=np.complex128) for e in (a, b))
+    except Exception:  # noqa: BLE001 - a formula numpy cannot evaluate is not compared
+        return False
+    ok = np.isfinite(va) & np.isfinite(vb)
+    return bool(ok.all() and np.all(va.imag == 0) and np.all(vb.imag == 0) and np.all(np.sign(va.real) == np.sign(vb.real)))
 
 
 @dataclass(frozen=True)
@@ -276,5 +329,9 @@ def solve_problem(predictor, problem: Problem, settings, seed: int = 0) -> Recov
     Xf, yf = problem.sample(random_state=seed + 1, fresh=True)
     with np.errstate(all="ignore"):
         score = r2(yf, f.predict(Xf))
-    exact = is_exact_recovery(f.expr, problem.formula, positive=problem.positive_variables)
+    domain = {f"x{j + 1}": Xf[:, j] for j in range(Xf.shape[1])}
+    exact = is_exact_recovery(f.expr, problem.formula, positive=problem.positive_variables, domain=domain)
+    if not exact:  # sympy's simplification can hide an |e| of one sign, sqrt|e| -> |sqrt(e)|
+        raw = to_sympy(f.tree, Basis(f.basis_names), f.constants)
+        exact = is_exact_recovery(raw, problem.formula, positive=problem.positive_variables, domain=domain)
     return Recovery(problem.name, bool(exact), float(score), secs, str(f.expr))

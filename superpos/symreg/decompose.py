@@ -12,14 +12,20 @@ power of its own inputs), the whole fitted by least squares and refitted without
 the points it fits worst (near a pole of g, log|y| has outliers),
 and the splits ranked by BIC (n log(SSE / n) + p log n; the one with fewer free columns wins
 a near tie). The exponents are rounded to halves (to integers for an input with negative
-values). The structure model then searches g on (x_S, y / prod x_i^a_i), a data set it knows,
-and :func:`times_monomial` writes each g found back as a tree over every input. This is AI
-Feynman's multiplicative separability (Udrescu & Tegmark 2020) tested on the data by a
-regression instead of on a fitted surrogate.
+values). This is AI Feynman's multiplicative separability (Udrescu & Tegmark 2020) tested on
+the data by a regression instead of on a fitted surrogate.
+
+Other laws depend on several inputs only through one dimensionless group, a monomial z =
+prod x^b (x1 exp(-x2 x3 / (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): :func:`single_index` finds b
+from the rank-one Hessian of log|y| in log|x|.
+
+Either way a :class:`Reduction` gives the structure model a data set it knows, (z, y /
+prod x^a) with at most 3 inputs z, and :meth:`Reduction.compose` writes each g it finds back
+as a tree over every input.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations, combinations_with_replacement
 
 import numpy as np
@@ -29,7 +35,7 @@ from ..core.basis import Basis
 from ..core.symbolic import from_sympy, to_sympy
 from ..exceptions import NotRepresentable
 
-__all__ = ["Split", "monomial_splits", "times_monomial"]
+__all__ = ["Reduction", "monomial_splits", "single_index", "translations", "reductions"]
 
 _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
@@ -39,22 +45,131 @@ _TRIMMED = 0.9
 """Each log fit is redone on the points whose residual is below this quantile."""
 
 
-@dataclass(frozen=True)
-class Split:
-    """y = prod_{i in outer} x_i^exponents_i * g(x_inner): columns 0-based, ``bic`` of the log fit."""
+def _power(x: np.ndarray, a: float) -> np.ndarray:
+    """x^a, through |x| for a fractional a (only inputs of one sign get those)."""
+    return x**a if a == int(a) else np.abs(x) ** a
 
-    inner: tuple[int, ...]
-    outer: tuple[int, ...]
-    exponents: tuple[float, ...]
-    bic: float
+
+def _monomial(v: list, exponents) -> sympy.Expr:
+    return sympy.Mul(*[v[j] ** sympy.Rational(int(round(2 * a)), 2) for j, a in enumerate(exponents) if a])
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """y = prod_j w_j^factor_j * g(z_1..z_k) with z_i = prod_j w_j^inner_ij, where w = x, or
+    w = P x for a ``linear`` map P whose rows are differences x_i - x_j and single inputs
+    (:func:`translations`): a data set of k <= 3 inputs for the structure model. ``score``:
+    the BIC of the log fit that proposed it."""
+
+    inner: tuple[tuple[float, ...], ...]
+    factor_exponents: tuple[float, ...]
+    score: float
+    linear: tuple[tuple[float, ...], ...] | None = None
+
+    def base(self, X: np.ndarray) -> np.ndarray:
+        """w at the rows of X."""
+        return X if self.linear is None else X @ np.array(self.linear).T
+
+    def inputs(self, X: np.ndarray) -> np.ndarray:
+        """z at the rows of X, (n, k)."""
+        W = self.base(X)
+        with np.errstate(all="ignore"):
+            return np.column_stack([np.prod([_power(W[:, j], a) for j, a in enumerate(row) if a], axis=0)
+                                    for row in self.inner])
 
     def factor(self, X: np.ndarray) -> np.ndarray:
-        """prod x_i^a_i at the rows of X."""
+        """prod w_j^factor_j at the rows of X."""
+        W = self.base(X)
         out = np.ones(X.shape[0])
         with np.errstate(all="ignore"):
-            for j, a in zip(self.outer, self.exponents):
-                out = out * (X[:, j] ** a if a == int(a) else np.abs(X[:, j]) ** a)
+            for j, a in enumerate(self.factor_exponents):
+                if a:
+                    out = out * _power(W[:, j], a)
         return out
+
+    def compose(self, tree, constants, model_basis: Basis, basis: Basis):
+        """The tree and constants of prod w^factor * g(z(x)) over ``basis`` for g (``tree``
+        with ``constants`` over ``model_basis``, whose x_k stands for z_k); None when the
+        result has no tree over ``basis``."""
+        v = basis.variables
+        if self.linear is not None:
+            v = [sympy.Add(*[int(c) * v[j] for j, c in enumerate(row) if c]) for row in self.linear]
+        expr = to_sympy(tree, model_basis, constants)
+        expr = expr.xreplace({model_basis.variables[k]: _monomial(v, row) for k, row in enumerate(self.inner)})
+        expr = expr * _monomial(v, self.factor_exponents)
+        try:
+            raw, consts = from_sympy(expr, basis)
+        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+            return None
+        return raw, np.array([float(c) for c in consts], dtype=np.float64)
+
+
+_SYMMETRY = 0.05
+"""A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
+this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate)."""
+
+
+def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
+    """Exponent vectors of the monomials of degree d in m variables."""
+    out = []
+    for idx in combinations_with_replacement(range(m), d):
+        e = [0] * m
+        for i in idx:
+            e[i] += 1
+        out.append(tuple(e))
+    return out
+
+
+def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
+    """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
+    inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
+    x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j and keep the other inputs; pairs taken
+    greedily, the most symmetric first. The test: the gradients of a least-squares
+    surrogate of y at the points (cubic where the points allow, else quadratic; :data:`_SYMMETRY`).
+    None when no pair passes."""
+    n, m = X.shape
+    if m < 2 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
+        return None
+    sd = X.std(axis=0)
+    if np.any(sd == 0):
+        return None
+    Z = (X - X.mean(axis=0)) / sd
+    powers = None
+    for degree in (3, 2):  # the richest surrogate the points allow
+        powers = [e for d in range(degree + 1) for e in _exponents(m, d)]
+        if len(powers) < n // 2:
+            break
+    else:
+        return None
+    A = np.column_stack([np.prod(Z ** np.array(e), axis=1) for e in powers])
+    coef, *_ = np.linalg.lstsq(A, (y - y.mean()) / np.std(y), rcond=None)
+    if not np.all(np.isfinite(coef)):
+        return None
+    G = np.zeros((n, m))  # dy/dx at each point, in the data's units
+    for c, e in zip(coef, powers):
+        for i in range(m):
+            if e[i]:
+                d = list(e)
+                d[i] -= 1
+                G[:, i] += c * e[i] * np.prod(Z ** np.array(d), axis=1)
+    G /= sd
+    scores = []
+    for i, j in combinations(range(m), 2):
+        den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
+        if den > 0:
+            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j))
+    used: set[int] = set()
+    rows = []
+    for score, i, j in sorted(scores):
+        if score > _SYMMETRY:
+            break
+        if i in used or j in used:
+            continue
+        used |= {i, j}
+        rows.append(tuple(float(k == i) - float(k == j) for k in range(m)))
+    if not rows:
+        return None
+    return tuple(rows) + tuple(tuple(float(k == j) for k in range(m)) for j in range(m) if j not in used)
 
 
 def _cubic(Z: np.ndarray) -> list[np.ndarray]:
@@ -63,19 +178,96 @@ def _cubic(Z: np.ndarray) -> list[np.ndarray]:
             for idx in combinations_with_replacement(range(Z.shape[1]), d)]
 
 
-def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Split]:
+def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Least squares of ly on A, refitted without the points above the ``_TRIMMED`` quantile
+    of the residuals (near a pole of g, log|y| has outliers): (coefficients, BIC); None if not finite."""
+    with np.errstate(all="ignore"):
+        coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+        res = np.abs(ly - A @ coef)
+        if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(res))):
+            return None
+        keep = res <= np.quantile(res, _TRIMMED)
+        coef, *_ = np.linalg.lstsq(A[keep], ly[keep], rcond=None)
+        sse = float(np.sum((ly[keep] - A[keep] @ coef) ** 2))
+    if not (np.all(np.isfinite(coef)) and np.isfinite(sse)):
+        return None
+    k = int(keep.sum())
+    return coef, k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
+
+
+def _rounded(a: float, x: np.ndarray) -> float:
+    """An exponent of input x rounded to a half (to an integer when x takes negative values)."""
+    step = 0.5 if np.all(x > 0) else 1.0
+    return float(np.round(a / step) * step)
+
+
+def _logs(X: np.ndarray, y: np.ndarray):
+    """(log|y|, {column: log|x|} of the nonconstant inputs without a zero); None when y has a zero."""
+    if X.shape[0] < 20 or not np.all(np.isfinite(y)) or np.any(y == 0):
+        return None
+    with np.errstate(all="ignore"):
+        return np.log(np.abs(y)), {j: np.log(np.abs(X[:, j])) for j in range(X.shape[1])
+                                   if np.all(X[:, j] != 0) and np.ptp(X[:, j]) > 0}
+
+
+def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+    """y = prod x^a * g(z) with one monomial z = prod x^b of several inputs (x1 exp(-x2 x3 /
+    (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): b from the quadratic fit of log|y| on u = log|x|,
+    whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
+    entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, made as
+    sparse as a + t b allows (z^t can move into g). At most one reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
+    logs = _logs(X, y)
+    n, m = X.shape
+    if logs is None or m < 2 or len(logs[1]) < m:
+        return []
+    ly, lx = logs
+    U = np.column_stack([lx[j] for j in range(m)])
+    U = U - U.mean(axis=0)
+    pairs = list(combinations_with_replacement(range(m), 2))
+    if 1 + m + len(pairs) >= n // 2:
+        return []
+    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
+    if fitted is None:
+        return []
+    H = np.zeros((m, m))
+    for (i, j), c in zip(pairs, fitted[0][1 + m:]):
+        H[i, j] += c
+        H[j, i] += c
+    w, V = np.linalg.eigh(H)
+    v = V[:, int(np.argmax(np.abs(w)))]
+    v = v / v[int(np.argmax(np.abs(v)))]
+    b = np.array([_rounded(a, X[:, j]) for j, a in enumerate(v)])
+    if np.count_nonzero(b) < 2 or np.max(np.abs(b)) > _MAX_EXPONENT:
+        return []
+    z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
+    if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
+        return []
+    zs = (z - z.mean()) / np.std(z)
+    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs)), ly)
+    if fitted is None:
+        return []
+    a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(fitted[0][1:1 + m])])
+    # a + t b is as good (the power z^t moves into g): the sparsest such a, then the smallest
+    shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
+    a = min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))),
+            key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum())))
+    if np.max(np.abs(a)) > _MAX_EXPONENT:
+        return []
+    return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(fitted[1]))]
+
+
+def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Reduction]:
     """The ``limit`` best splits of y into a monomial of some inputs times a function of at
     most ``max_inner`` others, best (lowest BIC) first; none when y has a zero or fewer than
     20 points. An input with a zero can only be inner. Splits with no outer input, or whose
     rounded exponents are all 0, are left out (the power law and the plain search cover them)."""
     n, m = X.shape
-    if n < 20 or m <= 1 or not np.all(np.isfinite(y)) or np.any(y == 0):
+    found_logs = _logs(X, y)
+    if found_logs is None or m <= 1:
         return []
-    with np.errstate(all="ignore"):
-        ly = np.log(np.abs(y))
-        logs = {j: np.log(np.abs(X[:, j])) for j in range(m) if np.all(X[:, j] != 0) and np.ptp(X[:, j]) > 0}
-        sd = X.std(axis=0)
-        Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    ly, logs = found_logs
+    sd = X.std(axis=0)
+    Z = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     must_inner = [j for j in range(m) if j not in logs]
     if len(must_inner) > max_inner:
         return []
@@ -87,42 +279,38 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
             outer = [j for j in range(m) if j not in inner and j in logs]
             A = np.column_stack([np.ones(n)] + [logs[j] for j in outer] + _cubic(Z[:, list(inner)])
                                 + [logs[j] for j in inner if j in logs])
-            coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
-            res = np.abs(ly - A @ coef)
-            if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(res))):
+            fitted = _trimmed_fit(A, ly)
+            if fitted is None:
                 continue
-            keep = res <= np.quantile(res, _TRIMMED)  # refitted without the worst points: a pole of g
-            coef, *_ = np.linalg.lstsq(A[keep], ly[keep], rcond=None)  # inside the data is no outlier of log|y|
-            sse = float(np.sum((ly[keep] - A[keep] @ coef) ** 2))
-            if not (np.all(np.isfinite(coef)) and np.isfinite(sse)):
+            coef, bic = fitted
+            factor = np.zeros(m)
+            factor[outer] = [_rounded(a, X[:, j]) for j, a in zip(outer, coef[1:1 + len(outer)])]
+            if not factor.any() or np.max(np.abs(factor)) > _MAX_EXPONENT:
                 continue
-            bic = keep.sum() * np.log(max(sse, 1e-300) / keep.sum()) + A.shape[1] * np.log(keep.sum())
-            exps = []
-            for j, a in zip(outer, coef[1:1 + len(outer)]):
-                step = 0.5 if np.all(X[:, j] > 0) else 1.0
-                exps.append(float(np.round(a / step) * step))
-            kept = [(j, a) for j, a in zip(outer, exps) if a != 0]
-            if not kept or max(abs(a) for _, a in kept) > _MAX_EXPONENT:
-                continue
-            found.append(Split(tuple(inner), tuple(j for j, _ in kept), tuple(a for _, a in kept), float(bic)))
-    found.sort(key=lambda s: (s.bic, len(s.inner)))
+            unit = tuple(tuple(float(j == i) for j in range(m)) for i in inner)
+            found.append(Reduction(unit, tuple(float(a) for a in factor), float(bic)))
+    found.sort(key=lambda r: (r.score, len(r.inner)))
     out, seen = [], set()
-    for s in found:
-        key = (s.inner, s.outer, s.exponents)
-        if key not in seen:
-            seen.add(key)
-            out.append(s)
+    for r in found:
+        if (r.inner, r.factor_exponents) not in seen:
+            seen.add((r.inner, r.factor_exponents))
+            out.append(r)
     return out[:limit]
 
 
-def times_monomial(tree, constants, basis: Basis, split: Split):
-    """The tree and constants of prod x_i^a_i * g over ``basis`` for g (``tree`` with
-    ``constants``, already over ``basis``); None when the product has no tree over it."""
-    expr = to_sympy(tree, basis, constants)
-    for j, a in zip(split.outer, split.exponents):
-        expr = expr * basis.variables[j] ** sympy.Rational(int(round(2 * a)), 2)
-    try:
-        raw, consts = from_sympy(expr, basis)
-    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-        return None
-    return raw, np.array([float(c) for c in consts], dtype=np.float64)
+def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3) -> list[Reduction]:
+    """The reductions worth a search of the structure model, at most ``limit``, in this
+    order: the best monomial split, the single-index reduction, the data in the differences
+    of the inputs that enter only through them (:func:`translations`; as they are when few
+    enough, else their best monomial split), the second monomial split."""
+    splits = monomial_splits(X, y, max_inner, limit=2)
+    out = splits[:1] + single_index(X, y)
+    P = translations(X, y)
+    if P is not None:
+        W = X @ np.array(P).T
+        if W.shape[1] <= max_inner:
+            out.append(Reduction(tuple(tuple(float(k == j) for k in range(W.shape[1])) for j in range(W.shape[1])),
+                                 (0.0,) * W.shape[1], 0.0, P))
+        else:
+            out += [replace(r, linear=P) for r in monomial_splits(W, y, max_inner, limit=1)]
+    return (out + splits[1:])[:limit]

@@ -32,7 +32,7 @@ from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import plausible, probe_points, rank_candidates
-from .decompose import monomial_splits, times_monomial
+from .decompose import reductions
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
 from .terms import sum_trees
@@ -43,11 +43,11 @@ __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
 _EXACT = 1e-10
 """A normalised validation error this small is exact to the precision data are written with
-(1e-13 for the 10 digits of datasets/examples/example.csv): the units pass is skipped."""
+(1e-13 for the 10 digits of datasets/examples/example.csv): local search, the units pass,
+the reductions and the sums of terms are skipped."""
 
-_SPLITS = 2
-"""Monomial splits searched for data with more inputs than the model knows (each costs one
-search of the model, about as much as the data's own)."""
+_REDUCTIONS = 3
+"""Reductions of the data searched (each costs one search of the model, as much as the data's own)."""
 
 _MODEL_POINTS = 200
 """The structure model sees at most this many points: its corpus has data sets of 20-200
@@ -118,6 +118,9 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("fitting candidates")
     if basis is model.basis_:
         cands = _model_candidates(model, points, shown, settings, seed, clock)
+        if X.shape[1] > 1 and not (cands and cands[0].nmse_validation < _EXACT):
+            reduced = _reduced_candidates(model, basis, points, shown, settings, seed, clock, len(cands))
+            cands = _distinct(rank_candidates(cands + reduced, rtol), basis)
     else:
         cands = _wide_candidates(model, basis, points, shown, settings, seed, clock)
     cands = _with_sums(cands, basis, points, settings, seed)
@@ -161,17 +164,8 @@ def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, set
     cands = [Candidate(relabel(c.tree, model.basis_, basis, seen), names, c.log_likelihood, c.rank, c.constants,
                        c.nmse_fit, c.nmse_validation)
              for c in _model_candidates(model, sub, shown, settings, seed, clock)]
-    for split in monomial_splits(points.X, points.y, k, limit=_SPLITS):
-        inner = np.array(split.inner)
-        with np.errstate(all="ignore"):
-            rest = points.y / split.factor(points.X)
-        if not np.all(np.isfinite(rest)):
-            continue
-        found = _model_candidates(model, Points(points.X[:, inner], rest, points.fit, points.val, points.folds),
-                                  shown, settings, seed, clock)[:settings.refit_top]
-        pairs = [(c, times_monomial(relabel(c.tree, model.basis_, basis, inner), c.constants, basis, split))
-                 for c in found if np.all(np.isfinite(c.constants))]
-        cands += _refitted(pairs, basis, points, settings, seed, len(cands))
+    if not (cands and min(c.nmse_validation for c in cands) < _EXACT):
+        cands += _reduced_candidates(model, basis, points, shown, settings, seed, clock, len(cands))
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
     extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, points.X.shape[1])
                                                                + power_law_trees(points.X, points.y, basis))]
@@ -179,18 +173,45 @@ def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, set
     return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
 
 
+def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
+                        clock: "_Clock", first_rank: int) -> list[Candidate]:
+    """For each reduction of the data to at most the model's number of inputs
+    (:func:`~superpos.symreg.decompose.reductions`): the model's best g on (z, y / prod w^a),
+    written back as prod w^a * g(z(x)) over ``basis`` and refitted on ``points``."""
+    out: list[Candidate] = []
+    k = model.basis_.n_variables
+    for red in reductions(points.X, points.y, k, _REDUCTIONS):
+        with np.errstate(all="ignore"):
+            Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
+        if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
+            continue
+        found = _model_candidates(model, Points(Z, rest, points.fit, points.val, points.folds),
+                                  shown, settings, seed, clock)[:settings.refit_top]
+        pairs = [(c, red.compose(c.tree, c.constants, model.basis_, basis)) for c in found
+                 if np.all(np.isfinite(c.constants))]
+        out += _refitted(pairs, basis, points, settings, seed, first_rank + len(out))
+    return out
+
+
 def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
                seed: int) -> list[Candidate]:
     """``cands`` joined by the sums of library terms that sparse fits on the fitting points
     propose (:func:`~superpos.symreg.terms.sum_trees`), ranked after every other candidate so
-    that they win only on the data."""
-    trees = sum_trees(points.X[points.fit], points.y[points.fit], basis)
+    that they win only on the data. The terms are those of the data in the decade the model
+    knows (:mod:`.units`; sin(x) of millimetres is no term), mapped back to the user's units."""
+    if cands and cands[0].nmse_validation < _EXACT:
+        return cands
+    kx, ky = decade_scales(points.X, points.y)
+    scaled = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
+    trees = sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis)
     if not trees:
         return cands
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
-    extra = [(len(cands) + r, floor, t) for r, t in enumerate(trees)]
+    extra = fit_candidates([(len(cands) + r, floor, t) for r, t in enumerate(trees)], basis, scaled, settings, seed)
+    if kx.any() or ky:
+        extra = _in_user_units(extra, basis, kx, ky, points, settings, seed, len(cands))
     rtol = settings.tie_tolerance(points.n_validation)
-    return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
+    return _distinct(rank_candidates(cands + extra, rtol), basis)
 
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
@@ -220,7 +241,7 @@ def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSet
     clock.lap("decode")
     rtol = settings.tie_tolerance(points.n_validation)
     cands = rank_candidates(fit_candidates(ranked, model.basis_, points, settings, seed), rtol)
-    if settings.search_rounds:
+    if settings.search_rounds and not (cands and cands[0].nmse_validation < _EXACT):  # exact: nothing to improve
         bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
         cands = local_search(cands, L + bonus, model.basis_, points, settings, seed)
     clock.lap("fit_candidates")

@@ -29,6 +29,8 @@ from ..exceptions import NotRepresentable
 __all__ = ["term_library", "sum_trees"]
 
 _MAX_DEGREE = 6
+_MAX_BACKWARD = 40
+"""Backward elimination starts from at most this many columns (each step is a least-squares fit)."""
 _T_KEEP = 2.0
 """A polynomial term whose |t| statistic is below this is dropped."""
 
@@ -142,7 +144,7 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8) ->
     degree = [sympy.Poly(e).total_degree() if e.is_polynomial() else 0 for e in exprs]
     for d in range(1, _MAX_DEGREE + 1):
         cols = [k for k in range(len(exprs)) if 0 < degree[k] <= d]
-        if cols and len(cols) < X.shape[0] - 2:
+        if cols and len(cols) <= min(_MAX_BACKWARD, X.shape[0] - 3):
             kept = _backward(Ts[:, cols], ys)
             if kept:
                 picks.append([cols[c] for c in kept])
