@@ -41,6 +41,15 @@ _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
 
 
+_EXPLAINED = 0.98
+"""A reduction is proposed only where its fit (of log|y|, or the surrogate of y) explains this
+share of the variance: laws measured cleanly, not noisy tables, where more candidates would
+only add chances for a spurious winner."""
+
+_SURROGATE = 0.9
+"""The share of the variance of y the polynomial surrogate of :func:`translations` must explain
+(a kink such as |x_i - x_j| keeps a cubic below 0.98)."""
+
 _TRIMMED = 0.9
 """Each log fit is redone on the points whose residual is below this quantile."""
 
@@ -142,9 +151,11 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
     else:
         return None
     A = np.column_stack([np.prod(Z ** np.array(e), axis=1) for e in powers])
-    coef, *_ = np.linalg.lstsq(A, (y - y.mean()) / np.std(y), rcond=None)
-    if not np.all(np.isfinite(coef)):
-        return None
+    ys = (y - y.mean()) / np.std(y)
+    coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
+    if not (np.all(np.isfinite(coef)) and n > A.shape[1]
+            and float(np.sum((ys - A @ coef) ** 2)) / (n - A.shape[1]) <= (1.0 - _SURROGATE) * n / (n - 1)):
+        return None  # the surrogate does not describe y (adjusted R^2): its gradients say nothing
     G = np.zeros((n, m))  # dy/dx at each point, in the data's units
     for c, e in zip(coef, powers):
         for i in range(m):
@@ -180,7 +191,8 @@ def _cubic(Z: np.ndarray) -> list[np.ndarray]:
 
 def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Least squares of ly on A, refitted without the points above the ``_TRIMMED`` quantile
-    of the residuals (near a pole of g, log|y| has outliers): (coefficients, BIC); None if not finite."""
+    of the residuals (near a pole of g, log|y| has outliers): (coefficients, BIC); None if not
+    finite or if the fit explains less than ``_EXPLAINED`` of the variance of ly."""
     with np.errstate(all="ignore"):
         coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
         res = np.abs(ly - A @ coef)
@@ -192,6 +204,9 @@ def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | No
     if not (np.all(np.isfinite(coef)) and np.isfinite(sse)):
         return None
     k = int(keep.sum())
+    sst = float(np.sum((ly[keep] - ly[keep].mean()) ** 2))
+    if not (k > A.shape[1] and sse / (k - A.shape[1]) <= (1.0 - _EXPLAINED) * sst / (k - 1)):
+        return None  # log|y| is not this shape (adjusted R^2): noise or another law, not a reduction
     return coef, k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
 
 
