@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
-import click
 import typer
 
 from ..exceptions import SuperposError
@@ -26,6 +25,22 @@ def fail(exc: Exception) -> NoReturn:
     raise typer.Exit(code=2)
 
 
+def _pass_through() -> tuple:
+    """The exits and usage errors of typer and of the click it runs on (a dependency of older
+    typer releases, vendored as ``typer._click`` in newer ones): they end a command as they are."""
+    out: tuple = (typer.Exit, typer.Abort, getattr(typer, "TyperException", typer.Exit))
+    for name in ("click", "typer._click"):
+        try:
+            mod = __import__(f"{name}.exceptions", fromlist=["exceptions"])
+        except ImportError:
+            continue
+        out += tuple(getattr(mod, k) for k in ("Exit", "Abort", "ClickException") if hasattr(mod, k))
+    return out
+
+
+_PASS_THROUGH = _pass_through()
+
+
 def guarded(command: Callable) -> Callable:
     """The one boundary of every command: any exception becomes one ``error:`` line and a
     non-zero exit (2 for errors a user can cause, 3 for bugs, 130 for an interrupt)."""
@@ -33,7 +48,7 @@ def guarded(command: Callable) -> Callable:
     def run(*args, **kwargs):
         try:
             return command(*args, **kwargs)
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except _PASS_THROUGH:
             raise
         except SuperposError as exc:
             fail(exc)
