@@ -1,4 +1,5 @@
-"""Monomial factors: a law of many inputs as a power law times a function of a few.
+"""Reductions: a law of many inputs as a function of a few (monomial factors, dimensionless
+groups, differences), for the structure model of 1-3 inputs.
 
 Most laws of physics with many inputs are a product prod_{i in O} x_i^a_i * g(x_S) of a
 monomial in some inputs O and a function g of at most three others S (q E / (m (w0^2 - w^2)),
@@ -19,9 +20,15 @@ Other laws depend on several inputs only through one dimensionless group, a mono
 prod x^b (x1 exp(-x2 x3 / (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): :func:`single_index` finds b
 from the rank-one Hessian of log|y| in log|x|.
 
-Either way a :class:`Reduction` gives the structure model a data set it knows, (z, y /
-prod x^a) with at most 3 inputs z, and :meth:`Reduction.compose` writes each g it finds back
-as a tree over every input.
+Others read a pair of inputs only through their difference (cos(x3 - x4), (x2 - x1)^2 +
+(x4 - x3)^2): :func:`translations` finds such pairs from the gradients of a polynomial
+surrogate, AI Feynman's translational symmetry.
+
+Any of these gives the structure model a data set it knows, (z, y / prod w^a) with at most 3
+inputs z (a :class:`Reduction`), and :meth:`Reduction.compose` writes each g it finds back as a
+tree over every input; :func:`reductions` picks those worth a search. Each is proposed only
+where its fit describes the data (``_EXPLAINED``, ``_SURROGATE``): on noisy tables more
+candidates only add chances for a spurious winner.
 """
 from __future__ import annotations
 
