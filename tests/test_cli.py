@@ -239,3 +239,17 @@ def test_evaluate_benchmark_problems(model_file, tmp_path):
     assert r.exit_code != 0 and r.output.startswith("error: ")
     r = runner.invoke(app, ["evaluate", str(tsv), "--model", str(model_file[1]), "--k", "20"])
     assert r.exit_code != 0 and r.output.startswith("error: ") and "--top-k" in r.output
+
+
+def test_the_command_line_does_not_need_click():
+    """typer >= 0.2x vendors click (typer._click) and no longer installs it: a fresh
+    `pip install .` has no click, so superpos.cli must not import it."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("typer._click") is None:
+        pytest.skip("this typer still runs on the click package")
+    code = "import sys; sys.modules['click'] = None; import superpos.cli; print('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr
