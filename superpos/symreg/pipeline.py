@@ -7,11 +7,14 @@ search fits the trees one edit away from the best ones. Data outside the decade 
 magnitudes the model knows get the same search on the data rescaled by powers of ten
 (:mod:`.units`), its best candidates mapped back to the user's units; data with more inputs
 than the model knows are searched on the most related ones, beside affine and power-law
-candidates over all (:mod:`.inputs`). The winner (ties: the smaller tree; absurd formulas
-lose) is refitted on all points, constants the data cannot tell from simple values are
-snapped, and sympy simplifies the result under a time cap; the constants' standard errors,
-the structure's bootstrap confidence, the accuracy-complexity front and the inputs used come
-with it. Kept free of scikit-learn imports so that the command line starts fast.
+candidates over all (:mod:`.inputs`). Data with 2 or more inputs are also searched in
+reduced form (a monomial times a function of few inputs, a dimensionless group, differences:
+:mod:`.decompose`), and sums of library terms (:mod:`.terms`) join every search. The
+winner (ties: the smaller tree; absurd formulas lose) is refitted on all points, constants
+the data cannot tell from simple values are snapped, and sympy simplifies the result under a
+time cap; the constants' standard errors, the structure's bootstrap confidence, the
+accuracy-complexity front and the inputs used come with it. Kept free of scikit-learn
+imports so that the command line starts fast.
 """
 from __future__ import annotations
 
@@ -28,11 +31,11 @@ from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
 from .candidates import Candidate, Points, fit_candidates, structural_key, unique_trees
+from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped
 from .search import local_search
 from .selection import plausible, probe_points, rank_candidates
-from .decompose import reductions
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
 from .terms import sum_trees
@@ -154,9 +157,8 @@ def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, set
                      clock: "_Clock") -> list[Candidate]:
     """Candidates for data with more inputs than the model knows (``basis``: the model's
     functions over every input): the model searches on the inputs most related to y, its
-    trees relabelled onto them; for the best monomial splits (:mod:`.decompose`) it searches
-    g on (x_S, y / monomial), each g found times the monomial; beside them the affine
-    formula and power laws over all inputs."""
+    trees relabelled onto them, and on the reductions of the data (:func:`_reduced_candidates`);
+    beside them the affine formula and power laws over all inputs."""
     k = model.basis_.n_variables
     names = tuple(basis.to_list())
     seen = select_inputs(points.X, points.y, k)
