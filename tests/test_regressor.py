@@ -181,3 +181,16 @@ def test_tie_rule_options():
     assert r.candidates_[0].size == 2  # noise-level differences are ties: the simpler wins
     with pytest.raises(SuperposError, match="tie_rtol"):
         SuperposRegressor(predictor=pred, search_rounds=0, tie_rtol="bad").fit(X, y)
+
+
+def test_exact_recovery_on_the_problems_domain():
+    """|e| of one sign on the domain is dropped and radicals are compared by their squares:
+    sqrt|x3 / (x2 (x2/x3 - x3/x2))| is 1 / sqrt(1 - x2^2/x3^2) where x2 < x3, not elsewhere."""
+    rng = np.random.default_rng(0)
+    dom = {"x1": rng.uniform(1, 5, 200), "x2": rng.uniform(1, 2, 200), "x3": rng.uniform(3, 10, 200)}
+    pred, true = "x1*sqrt(Abs(x3/(x2*(1.0*x2/x3 - x3/x2))))", "x1/sqrt(1 - x2**2/x3**2)"
+    pos = ["x1", "x2", "x3"]
+    assert is_exact_recovery(pred, true, pos, domain=dom)
+    assert not is_exact_recovery(pred, true, pos)
+    assert not is_exact_recovery("x1*sqrt(Abs(x3/(x2 - x3)))", true, pos, domain=dom)
+    assert not is_exact_recovery("-" + pred, true, pos, domain=dom)  # equal squares, other sign
