@@ -65,10 +65,8 @@ def _fresh(source, X: np.ndarray, rng) -> np.ndarray:
 
 
 def solve(name, truth, source, condition: str, seed: int, settings: dict) -> dict:
-    from superpos import Basis
     from superpos.core.numeric import r2
-    from superpos.core.symbolic import to_sympy
-    from superpos.datasets.problems import is_exact_recovery
+    from superpos.datasets.problems import is_exact_recovery, recovery_forms
     from superpos.symreg.pipeline import find_formula
 
     rng = np.random.default_rng([seed, sum(map(ord, name))])
@@ -111,9 +109,8 @@ def solve(name, truth, source, condition: str, seed: int, settings: dict) -> dic
     ok = np.isfinite(yt)
     score = r2(yt[ok], pred[ok])
     domain = {f"x{j + 1}": Xt[:, j] / 10.0 ** kx[j] for j in range(m)}  # fresh points, original units
-    raw = to_sympy(res.tree, Basis(res.basis_names), res.constants)  # sympy's simplification can hide |e|
     exact = False
-    for e in (res.expr, raw):
+    for e in recovery_forms(res):
         try:
             pred_expr = e.xreplace({s: back[v] for s in e.free_symbols for v in back if s.name == v.name})
             pred_expr = (pred_expr / sympy.Integer(10) ** ky).evalf() if (ky or back) else pred_expr

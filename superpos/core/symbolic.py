@@ -20,7 +20,7 @@ from ..exceptions import NotRepresentable, SuperposError
 from .basis import Basis
 from .tree import check_tree
 
-__all__ = ["to_sympy", "from_sympy", "canonicalize", "parse_formula"]
+__all__ = ["to_sympy", "from_sympy", "rewritten", "canonicalize", "parse_formula"]
 
 
 def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
@@ -379,6 +379,19 @@ def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
     builder = _Builder(basis)
     tree = np.array(builder.build(expr), dtype=np.int64)
     return tree, builder.consts
+
+
+def rewritten(tree, basis: Basis, constants, rewrite, target: Basis | None = None):
+    """The tree and float constants, over ``target`` (default ``basis``), of the formula
+    ``rewrite(expr)`` made from the fitted formula ``expr`` (``tree`` with ``constants``):
+    the same law in other units, times a factor, with its inputs substituted. None when the
+    result has no tree over ``target`` (sympy folds scales into the constants, so x1/1000
+    becomes 0.001*x1)."""
+    try:
+        raw, consts = from_sympy(rewrite(to_sympy(tree, basis, constants)), target or basis)
+    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+    return raw, np.array([float(c) for c in consts], dtype=np.float64)
 
 
 def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:

@@ -22,7 +22,7 @@ from ..exceptions import SuperposError
 from ..symreg.render import round_constants, simplify_capped
 
 __all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
-           "solve_problem"]
+           "recovery_forms", "solve_problem"]
 
 _RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
 _VAR = re.compile(r"x([1-9][0-9]*)")
@@ -222,21 +222,32 @@ def _numeric(expr: sympy.Expr) -> sympy.Expr:
         return expr
 
 
+def _on_domain(expr: sympy.Expr, domain: dict) -> np.ndarray | None:
+    """``expr`` (complex) at the points of ``domain`` ({variable name: values}); None when it
+    reads a variable the domain lacks or numpy cannot evaluate it."""
+    names = sorted(s.name for s in expr.free_symbols)
+    if not domain or any(n not in domain for n in names):
+        return None
+    plain = expr.xreplace({s: sympy.Symbol(s.name) for s in expr.free_symbols})  # assumptions dropped
+    try:
+        f = sympy.lambdify([sympy.Symbol(n) for n in names], plain, modules="numpy")
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(np.asarray(f(*[domain[n] for n in names]), dtype=np.complex128),
+                                   np.shape(next(iter(domain.values()))))
+    except Exception:  # noqa: BLE001 - a formula numpy cannot evaluate is not judged
+        return None
+
+
+def _real(v: np.ndarray | None) -> bool:
+    return v is not None and bool(np.all(np.isfinite(v)) and np.all(v.imag == 0))
+
+
 def _without_abs(expr: sympy.Expr, domain: dict) -> sympy.Expr:
     """Each |e| whose argument e has one sign at every point of ``domain`` ({variable name:
     values}) written as e or -e: sqrt|x2^2 - x3^2| is sqrt(x3^2 - x2^2) where x2 < x3."""
     def resolve(arg):
-        names = sorted(s.name for s in arg.free_symbols)
-        if not names or any(n not in domain for n in names):
-            return sympy.Abs(arg)
-        try:
-            f = sympy.lambdify([sympy.Symbol(n) for n in names], arg.xreplace(
-                {s: sympy.Symbol(s.name) for s in arg.free_symbols}), modules="numpy")
-            with np.errstate(all="ignore"):
-                v = np.asarray(f(*[domain[n] for n in names]), dtype=np.complex128)
-        except Exception:  # noqa: BLE001 - an argument numpy cannot evaluate stays as it is
-            return sympy.Abs(arg)
-        if np.all(np.isfinite(v)) and np.all(v.imag == 0):
+        v = _on_domain(arg, domain)
+        if _real(v):
             if np.all(v.real > 0):
                 return arg
             if np.all(v.real < 0):
@@ -286,19 +297,15 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
 
 def _same_sign(a: sympy.Expr, b: sympy.Expr, domain: dict) -> bool:
     """Whether a and b are real and of the same sign at every point of ``domain``."""
-    names = sorted({s.name for s in a.free_symbols | b.free_symbols})
-    if any(n not in domain for n in names):
-        return False
-    args = [sympy.Symbol(n) for n in names]
-    plain = {s: sympy.Symbol(s.name) for s in a.free_symbols | b.free_symbols}
-    try:
-        with np.errstate(all="ignore"):
-            va, vb = (np.asarray(sympy.lambdify(args, e.xreplace(plain), modules="numpy")(*[domain[n] for n in names]),
-                                 dtype=np.complex128) for e in (a, b))
-    except Exception:  # noqa: BLE001 - a formula numpy cannot evaluate is not compared
-        return False
-    ok = np.isfinite(va) & np.isfinite(vb)
-    return bool(ok.all() and np.all(va.imag == 0) and np.all(vb.imag == 0) and np.all(np.sign(va.real) == np.sign(vb.real)))
+    va, vb = _on_domain(a, domain), _on_domain(b, domain)
+    return _real(va) and _real(vb) and bool(np.all(np.sign(va.real) == np.sign(vb.real)))
+
+
+def recovery_forms(formula) -> list[sympy.Expr]:
+    """The forms of a found :class:`~superpos.symreg.pipeline.Formula` an exactness check
+    tries: the rendered ``expr``, then the unsimplified tree (sympy's simplification can hide
+    an |e| of one sign: sqrt|e| becomes |sqrt(e)|)."""
+    return [formula.expr, to_sympy(formula.tree, Basis(formula.basis_names), formula.constants)]
 
 
 @dataclass(frozen=True)
@@ -330,8 +337,6 @@ def solve_problem(predictor, problem: Problem, settings, seed: int = 0) -> Recov
     with np.errstate(all="ignore"):
         score = r2(yf, f.predict(Xf))
     domain = {f"x{j + 1}": Xf[:, j] for j in range(Xf.shape[1])}
-    exact = is_exact_recovery(f.expr, problem.formula, positive=problem.positive_variables, domain=domain)
-    if not exact:  # sympy's simplification can hide an |e| of one sign, sqrt|e| -> |sqrt(e)|
-        raw = to_sympy(f.tree, Basis(f.basis_names), f.constants)
-        exact = is_exact_recovery(raw, problem.formula, positive=problem.positive_variables, domain=domain)
+    exact = any(is_exact_recovery(e, problem.formula, positive=problem.positive_variables, domain=domain)
+                for e in recovery_forms(f))
     return Recovery(problem.name, bool(exact), float(score), secs, str(f.expr))

@@ -39,8 +39,7 @@ import numpy as np
 import sympy
 
 from ..core.basis import Basis
-from ..core.symbolic import from_sympy, to_sympy
-from ..exceptions import NotRepresentable
+from ..core.symbolic import rewritten
 
 __all__ = ["Reduction", "monomial_splits", "single_index", "translations", "reductions"]
 
@@ -110,14 +109,9 @@ class Reduction:
         v = basis.variables
         if self.linear is not None:
             v = [sympy.Add(*[int(c) * v[j] for j, c in enumerate(row) if c]) for row in self.linear]
-        expr = to_sympy(tree, model_basis, constants)
-        expr = expr.xreplace({model_basis.variables[k]: _monomial(v, row) for k, row in enumerate(self.inner)})
-        expr = expr * _monomial(v, self.factor_exponents)
-        try:
-            raw, consts = from_sympy(expr, basis)
-        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-            return None
-        return raw, np.array([float(c) for c in consts], dtype=np.float64)
+        z = {model_basis.variables[k]: _monomial(v, row) for k, row in enumerate(self.inner)}
+        factor = _monomial(v, self.factor_exponents)
+        return rewritten(tree, model_basis, constants, lambda e: e.xreplace(z) * factor, basis)
 
 
 _SYMMETRY = 0.05

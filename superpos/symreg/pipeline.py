@@ -121,7 +121,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("fitting candidates")
     if basis is model.basis_:
         cands = _model_candidates(model, points, shown, settings, seed, clock)
-        if X.shape[1] > 1 and not (cands and cands[0].nmse_validation < _EXACT):
+        if X.shape[1] > 1 and not _exact_first(cands):
             reduced = _reduced_candidates(model, basis, points, shown, settings, seed, clock, len(cands))
             cands = _distinct(rank_candidates(cands + reduced, rtol), basis)
     else:
@@ -201,7 +201,7 @@ def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: F
     propose (:func:`~superpos.symreg.terms.sum_trees`), ranked after every other candidate so
     that they win only on the data. The terms are those of the data in the decade the model
     knows (:mod:`.units`; sin(x) of millimetres is no term), mapped back to the user's units."""
-    if cands and cands[0].nmse_validation < _EXACT:
+    if _exact_first(cands):
         return cands
     kx, ky = decade_scales(points.X, points.y)
     scaled = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
@@ -225,7 +225,7 @@ def _model_candidates(model, points: Points, shown: np.ndarray, settings: Formul
     rtol = settings.tie_tolerance(points.n_validation)
     cands = _search_space(model, points, shown, settings, seed, clock)
     kx, ky = decade_scales(points.X, points.y)
-    exact = cands and cands[0].nmse_validation < _EXACT  # no other formula can fit better
+    exact = _exact_first(cands)  # no other formula can fit better
     if (kx.any() or ky) and not exact:
         normalised = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
         alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
@@ -243,7 +243,7 @@ def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSet
     clock.lap("decode")
     rtol = settings.tie_tolerance(points.n_validation)
     cands = rank_candidates(fit_candidates(ranked, model.basis_, points, settings, seed), rtol)
-    if settings.search_rounds and not (cands and cands[0].nmse_validation < _EXACT):  # exact: nothing to improve
+    if settings.search_rounds and not _exact_first(cands):  # exact: nothing to improve
         bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
         cands = local_search(cands, L + bonus, model.basis_, points, settings, seed)
     clock.lap("fit_candidates")
@@ -344,6 +344,11 @@ def _baselines(basis: Basis, n_variables: int) -> list[np.ndarray]:
         except NotRepresentable:  # a basis without add, mul or c
             continue
     return out
+
+
+def _exact_first(cands: list[Candidate]) -> bool:
+    """Whether the best-ranked candidate is exact to the data's precision (:data:`_EXACT`)."""
+    return bool(cands) and cands[0].nmse_validation < _EXACT
 
 
 class _Clock:

@@ -40,36 +40,38 @@ _MAX_BACKWARD = 40
 """Backward elimination starts from at most this many columns (each step is a least-squares fit)."""
 
 
-def term_library(X: np.ndarray, basis: Basis) -> tuple[list[sympy.Expr], np.ndarray]:
-    """(terms as sympy expressions over ``basis.variables``, their values (n, k)); terms the
-    basis cannot write, or that are not finite at every row, left out."""
+def term_library(X: np.ndarray, basis: Basis) -> tuple[list[sympy.Expr], np.ndarray, list[int]]:
+    """(terms as sympy expressions over ``basis.variables``, their values (n, k), their
+    degrees as polynomials, 0 for the others); terms the basis cannot write, or that are not
+    finite at every row, left out."""
     v = basis.variables
     m = X.shape[1]
-    terms: list[tuple[sympy.Expr, np.ndarray]] = []
+    terms: list[tuple[sympy.Expr, np.ndarray, int]] = []
     with np.errstate(all="ignore"):
         for j in range(m):
             x = X[:, j]
-            terms += [(v[j] ** k, x ** k) for k in range(1, _MAX_DEGREE + 1)]
+            terms += [(v[j] ** k, x ** k, k) for k in range(1, _MAX_DEGREE + 1)]
             if np.all(x > 0) or np.all(x < 0):  # singular where x = 0: only for inputs of one sign
-                terms += [(1 / v[j], 1 / x), (1 / v[j] ** 2, 1 / x**2), (sympy.log(sympy.Abs(v[j])), np.log(np.abs(x)))]
-            terms += [(sympy.sqrt(sympy.Abs(v[j])), np.sqrt(np.abs(x)))]
+                terms += [(1 / v[j], 1 / x, 0), (1 / v[j] ** 2, 1 / x**2, 0),
+                          (sympy.log(sympy.Abs(v[j])), np.log(np.abs(x)), 0)]
+            terms += [(sympy.sqrt(sympy.Abs(v[j])), np.sqrt(np.abs(x)), 0)]
             unary = []
             for name, f, g in (("sin", sympy.sin, np.sin), ("cos", sympy.cos, np.cos), ("exp", sympy.exp, np.exp)):
                 if basis.has(name):
-                    unary += [(f(v[j]), g(x)), (f(v[j] ** 2), g(x * x))]
+                    unary += [(f(v[j]), g(x), 0), (f(v[j] ** 2), g(x * x), 0)]
             terms += unary
-            trig = [(e, col) for e, col in unary if not isinstance(e, sympy.exp)]
-            terms += [(a[0] * b[0], a[1] * b[1]) for k, a in enumerate(trig) for b in trig[k + 1:]]
+            trig = [(e, col) for e, col, _ in unary if not isinstance(e, sympy.exp)]
+            terms += [(a[0] * b[0], a[1] * b[1], 0) for k, a in enumerate(trig) for b in trig[k + 1:]]
         for i in range(m):
             for j in range(m):
                 if i < j:
-                    terms.append((v[i] * v[j], X[:, i] * X[:, j]))
+                    terms.append((v[i] * v[j], X[:, i] * X[:, j], 2))
                 if i != j:
-                    terms.append((v[i] ** 2 * v[j], X[:, i] ** 2 * X[:, j]))
-    keep = [(e, col) for e, col in terms if np.all(np.isfinite(col)) and np.ptp(col) > 0 and np.max(np.abs(col)) < 1e150]
+                    terms.append((v[i] ** 2 * v[j], X[:, i] ** 2 * X[:, j], 3))
+    keep = [t for t in terms if np.all(np.isfinite(t[1])) and np.ptp(t[1]) > 0 and np.max(np.abs(t[1])) < 1e150]
     if not keep:
-        return [], np.zeros((X.shape[0], 0))
-    return [e for e, _ in keep], np.column_stack([col for _, col in keep])
+        return [], np.zeros((X.shape[0], 0)), []
+    return [e for e, _, _ in keep], np.column_stack([col for _, col, _ in keep]), [d for _, _, d in keep]
 
 
 _EXPLAINED = 0.98
@@ -157,7 +159,7 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8) ->
     :func:`term_library` on (X, y): distinct trees over ``basis``, stepwise path first."""
     if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return []
-    exprs, T = term_library(X, basis)
+    exprs, T, degree = term_library(X, basis)
     if not exprs:
         return []
     scale = np.std(T, axis=0)
@@ -168,7 +170,6 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8) ->
         kept = _backward(Ts[:, picks[-1]], ys)
         if kept:
             picks.append([picks[-1][c] for c in kept])
-    degree = [sympy.Poly(e).total_degree() if e.is_polynomial() else 0 for e in exprs]
     for d in range(1, _MAX_DEGREE + 1):
         cols = [k for k in range(len(exprs)) if 0 < degree[k] <= d]
         if cols and len(cols) <= min(_MAX_BACKWARD, X.shape[0] - 3):

@@ -15,8 +15,7 @@ import numpy as np
 import sympy
 
 from ..core.basis import Basis
-from ..core.symbolic import from_sympy, to_sympy
-from ..exceptions import NotRepresentable
+from ..core.symbolic import rewritten
 
 __all__ = ["decade_scales", "to_user_units"]
 
@@ -38,12 +37,7 @@ def decade_scales(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
 def to_user_units(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
     """The tree and constants of 10^ky * f(x / 10^kx) for a formula f (``tree`` with
     ``constants``) found on the normalised data; None when the result has no tree over the
-    basis (sympy folds the scales into the constants, x1/1000 into 0.001*x1)."""
-    expr = to_sympy(tree, basis, constants)
+    basis (:func:`~superpos.core.symbolic.rewritten`)."""
     subs = {v: v / sympy.Integer(10) ** int(k) for v, k in zip(basis.variables, kx) if k}
-    expr = expr.xreplace(subs) * sympy.Integer(10) ** int(ky) if ky else expr.xreplace(subs)
-    try:
-        raw, consts = from_sympy(expr, basis)
-    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-        return None
-    return raw, np.array([float(c) for c in consts], dtype=np.float64)
+    return rewritten(tree, basis, constants,
+                     lambda e: e.xreplace(subs) * sympy.Integer(10) ** int(ky) if ky else e.xreplace(subs))
