@@ -135,9 +135,12 @@ def main() -> None:
     ap.add_argument("--search-rounds", type=int, default=2)
     ap.add_argument("--tie-rtol", default=None, help="a number or auto (default: the library's)")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="+", default=None, help="these laws only (by name)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     probs = problems(args.n_generated, args.sets)
+    if args.only:
+        probs = [p for p in probs if p[0] in set(args.only)]
     settings = dict(search_rounds=args.search_rounds)
     if args.tie_rtol is not None:
         settings["tie_rtol"] = args.tie_rtol if args.tie_rtol == "auto" else float(args.tie_rtol)

@@ -188,7 +188,7 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
         if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
             continue
         found = _model_candidates(model, Points(Z, rest, points.fit, points.val, points.folds),
-                                  shown, settings, seed, clock)[:settings.refit_top]
+                                  shown, settings, seed, clock, lower=True)[:settings.refit_top]
         pairs = [(c, red.compose(c.tree, c.constants, model.basis_, basis)) for c in found
                  if np.all(np.isfinite(c.constants))]
         out += _refitted(pairs, basis, points, settings, seed, first_rank + len(out))
@@ -217,21 +217,33 @@ def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: F
 
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
-                      clock: "_Clock") -> list[Candidate]:
-    """The structure model's candidates for ``points`` (over its own basis), best first: its
-    search on the data as they are and, for data outside the decade of magnitudes it knows,
-    the same search on the data rescaled by powers of ten, mapped back."""
+                      clock: "_Clock", lower: bool = False) -> list[Candidate]:
+    """The structure model's candidates for ``points`` (over its own basis), best first. The
+    model first searches the data rescaled by powers of ten into the decade it knows
+    (:mod:`.units`), which do not depend on the user's units; unless that finds an exact
+    formula, it also searches the data as they are, where they differ, and, with ``lower``,
+    the inputs one decade lower (a ratio such as v / c in [0.1, 0.7] is its own scale). The
+    rescaled searches' best candidates are mapped back to the user's units."""
     basis = model.basis_
     rtol = settings.tie_tolerance(points.n_validation)
-    cands = _search_space(model, points, shown, settings, seed, clock)
     kx, ky = decade_scales(points.X, points.y)
-    exact = _exact_first(cands)  # no other formula can fit better
-    if (kx.any() or ky) and not exact:
-        normalised = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
-        alt = _search_space(model, normalised, shown, settings, seed, clock)[:settings.refit_top]
-        cands = _distinct(rank_candidates(cands + _in_user_units(alt, basis, kx, ky, points, settings, seed,
-                                                                 len(cands)), rtol), basis)
-    return cands
+    scales = [(kx, ky)]
+    if kx.any() or ky:
+        scales.append((np.zeros_like(kx), 0))
+    if lower:
+        scales.append((kx - 1, ky))
+    cands: list[Candidate] = []
+    for sx, sy in scales:
+        if _exact_first(cands):  # no other formula can fit better
+            break
+        if not (sx.any() or sy):
+            cands += _search_space(model, points, shown, settings, seed, clock)
+            continue
+        scaled = Points(points.X / 10.0**sx, points.y / 10.0**sy, points.fit, points.val, points.folds)
+        found = _search_space(model, scaled, shown, settings, seed, clock)[:settings.refit_top]
+        cands += _in_user_units(found, basis, sx, sy, points, settings, seed, len(cands))
+        cands = _distinct(rank_candidates(cands, rtol), basis)
+    return _distinct(rank_candidates(cands, rtol), basis)
 
 
 def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
