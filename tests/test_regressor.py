@@ -168,6 +168,11 @@ def test_benchmark_sets_load_and_sample():
     ("0.0795774715459477*x1*x2/(x3*x4**2)", "x1*x2/(4*pi*x3*x4**2)", [], True),
     ("0.398942280401433*exp(-x1**2/2)", "exp(-x1**2/2)/sqrt(2*pi)", [], True),
     ("0.0785*x1", "x1/(4*pi)", [], False),
+    # equal to 3 digits is equal, whichever small rational lies nearest each (113/9 and 88/7)
+    ("12.5568*x1*x2/x3", "4*pi*x1*x2/x3", [], True),
+    ("6.2767*x1", "2*pi*x1", [], True),
+    ("0.0797*x1", "x1/(4*pi)", [], False),
+    ("0.33333*sqrt(x1)", "sqrt(x1)/3", ["x1"], True),
 ])
 def test_exact_recovery(pred, true, positive, ok):
     assert is_exact_recovery(pred, true, positive) is ok

@@ -49,6 +49,40 @@ def test_a_law_in_other_units_keeps_its_structure():
     assert sympy.simplify(sympy.nsimplify(back, tolerance=1e-8, rational=True) - plain.expr) == 0
 
 
+def test_units_do_not_change_a_law_of_three_inputs():
+    """The model searches the data in its decade first: in any units x1 x2 x3 / 2 comes back as
+    c x1 x2 x3 (the data as they are first gave a degenerate 2e-21 x1 x2 x3 (x1 + x3 + 1.3e9)^3,
+    exact to 1e-18, which ended the search)."""
+    from superpos.symreg.pipeline import find_formula
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(1, 5, (200, 3))
+    y = X.prod(axis=1) / 2
+    x = sympy.symbols("x1:4", real=True)
+    for scale, ky in [((1e-1, 1e-1, 1e-2), 4), ((1e3, 1e-2, 1.0), -3)]:
+        f = find_formula(X * scale, y * 10.0**ky, random_state=0)
+        c = f.expr / (x[0] * x[1] * x[2])
+        assert c.is_number, f.expr
+
+
+def test_cross_validated_finalists_rank_a_tie_again():
+    """A simpler formula tied on one split (a made-up error of 0.105 against 0.1) loses to the
+    affine formula over both inputs once all points are cross-validated."""
+    from superpos.symreg.pipeline import _baselines, _cross_validated_finalists
+    from superpos.symreg.settings import FormulaSettings
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(1, 5, (200, 2))
+    y = 2 * X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.1, 200)
+    simple, affine = from_string("add(mul(c, x1), c)", B2), _baselines(B2, 2)[0]
+    names = tuple(B2.to_list())
+    cands = [Candidate(simple, names, 0.0, 0, np.array([2.2, 0.5]), 0.1, 0.105),
+             Candidate(affine, names, -1.0, 1, np.array([0.0, 2.0, 0.5]), 0.1, 0.1)]
+    points = Points.split(X, y, 0.25, np.random.default_rng(0))
+    out = _cross_validated_finalists(cands, B2, points, FormulaSettings(), 0, np.random.default_rng(1))
+    assert np.array_equal(out[0].tree, affine) and out[0].nmse_validation < 0.01 < out[1].nmse_validation
+
+
 def test_noisy_constants_snap_within_the_noise_and_exact_ones_do_not_move():
     rng = np.random.default_rng(3)
     X = rng.uniform(-3, 3, (200, 2))

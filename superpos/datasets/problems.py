@@ -19,7 +19,7 @@ import sympy
 from ..core.basis import Basis
 from ..core.symbolic import parse_formula, to_sympy
 from ..exceptions import SuperposError
-from ..symreg.render import round_constants, simplify_capped
+from ..symreg.render import simplify_capped
 
 __all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
            "recovery_forms", "solve_problem"]
@@ -257,18 +257,34 @@ def _without_abs(expr: sympy.Expr, domain: dict) -> sympy.Expr:
     return expr.replace(sympy.Abs, resolve)
 
 
+def _rounded(expr: sympy.Expr, digits: int, max_denominator: int = 12) -> sympy.Expr:
+    """Every float rounded to ``digits`` significant digits, as the exact rational of that
+    decimal, or the small rational (denominator <= ``max_denominator``) with the same rounding
+    (0.333 is 1/3). A function of the rounded decimal alone: two constants that agree to
+    ``digits`` digits (12.557 and 4 pi) give the same number."""
+    def fix(f):
+        v = float(f)
+        if not np.isfinite(v) or v == 0:
+            return f if v else sympy.Integer(0)
+        d = f"{v:.{digits}g}"
+        q = sympy.Rational(d).limit_denominator(max_denominator)
+        return q if f"{float(q):.{digits}g}" == d else sympy.Rational(d)
+
+    return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
+
+
 def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
                       domain: dict | None = None) -> bool:
-    """True when ``predicted``, its constants rounded to ``digits`` significant digits (and
-    snapped to small rationals within that precision), simplifies to ``true``, whose numbers
-    are rounded the same way (1/(4 pi) is 0.0796 on both sides, as a fitted constant is). Variables
+    """True when ``predicted``, its constants rounded to ``digits`` significant digits
+    (:func:`_rounded`), simplifies to ``true``, whose numbers are rounded the same way (1/(4 pi)
+    is 0.0796 on both sides, as a fitted constant is). Variables
     named in ``positive`` are declared positive (log|x| = log x there); with ``domain``
     ({variable name: sample values}) an absolute value whose argument keeps one sign there is
     dropped (the formulas need only agree on the problem's domain). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
     pred = parse_formula(predicted) if isinstance(predicted, str) else predicted
-    pred = round_constants(_numeric(_without_abs(pred, domain) if domain else pred), digits=digits)
-    true = round_constants(_numeric(parse_formula(true) if isinstance(true, str) else true), digits=digits)
+    pred = _rounded(_numeric(_without_abs(pred, domain) if domain else pred), digits)
+    true = _rounded(_numeric(parse_formula(true) if isinstance(true, str) else true), digits)
     names = {s.name for s in pred.free_symbols | true.free_symbols}
     sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
     pred = pred.xreplace({s: sym[s.name] for s in pred.free_symbols})

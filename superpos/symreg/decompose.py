@@ -226,12 +226,25 @@ def _logs(X: np.ndarray, y: np.ndarray):
                                    if np.all(X[:, j] != 0) and np.ptp(X[:, j]) > 0}
 
 
+def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+    """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
+    group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
+    as (-0.7, 1)); those with at least 2 inputs and no exponent beyond ``_MAX_EXPONENT``."""
+    out: list[np.ndarray] = []
+    for b in (np.array([_rounded(a, X[:, j]) for j, a in enumerate(v)]), np.round(v)):
+        if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
+                and not any(np.array_equal(b, c) for c in out)):
+            out.append(b)
+    return out
+
+
 def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     """y = prod x^a * g(z) with one monomial z = prod x^b of several inputs (x1 exp(-x2 x3 /
     (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): b from the quadratic fit of log|y| on u = log|x|,
     whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
     entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, made as
-    sparse as a + t b allows (z^t can move into g). At most one reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
+    sparse as a + t b allows (z^t can move into g); b rounded two ways
+    (:func:`_group_exponents`), the one whose second fit has the lower BIC kept. At most one reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
     logs = _logs(X, y)
     n, m = X.shape
     if logs is None or m < 2 or len(logs[1]) < m:
@@ -252,16 +265,18 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     w, V = np.linalg.eigh(H)
     v = V[:, int(np.argmax(np.abs(w)))]
     v = v / v[int(np.argmax(np.abs(v)))]
-    b = np.array([_rounded(a, X[:, j]) for j, a in enumerate(v)])
-    if np.count_nonzero(b) < 2 or np.max(np.abs(b)) > _MAX_EXPONENT:
+    best = None
+    for b in _group_exponents(v, X):
+        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
+        if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
+            continue
+        zs = (z - z.mean()) / np.std(z)
+        fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs)), ly)
+        if fitted is not None and (best is None or fitted[1] < best[1][1]):
+            best = (b, fitted)
+    if best is None:
         return []
-    z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
-    if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
-        return []
-    zs = (z - z.mean()) / np.std(z)
-    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs)), ly)
-    if fitted is None:
-        return []
+    b, fitted = best
     a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(fitted[0][1:1 + m])])
     # a + t b is as good (the power z^t moves into g): the sparsest such a, then the smallest
     shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
