@@ -286,3 +286,15 @@ def test_compiled_error_scale_and_nmse_equal_the_numpy_ones():
         assert k_scale(y) == pytest.approx(error_scale(y), rel=1e-12)
         assert k_nmse(y, pred) == pytest.approx(nmse(y, pred), rel=1e-10)
     assert k_nmse(np.ones(3), np.array([1.0, np.nan, 1.0])) == nmse(np.ones(3), np.array([1.0, np.nan, 1.0])) == np.inf
+
+
+def test_phases_are_wrapped_into_one_period():
+    from superpos.symreg.render import wrapped_phases
+
+    x1 = sympy.Symbol("x1", real=True)
+    e = wrapped_phases(sympy.cos(x1 + sympy.Rational(31, 9)) + 2 * sympy.sin(3 * x1 - 7.0) + sympy.sin(x1 + 1))
+    X = np.linspace(-3, 3, 50)
+    f = sympy.lambdify(x1, e)
+    np.testing.assert_allclose(f(X), np.cos(X + 31 / 9) + 2 * np.sin(3 * X - 7) + np.sin(X + 1), atol=1e-12)
+    phases = [a.as_coeff_Add()[0] for a in e.atoms(sympy.sin, sympy.cos) for a in [a.args[0]]]
+    assert all(abs(float(c)) <= np.pi for c in phases) and sympy.Integer(1) in phases  # sin(x1 + 1) as it was

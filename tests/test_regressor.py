@@ -178,6 +178,19 @@ def test_exact_recovery(pred, true, positive, ok):
     assert is_exact_recovery(pred, true, positive) is ok
 
 
+@pytest.mark.parametrize("pred, true, ok", [
+    ("1.01*sqrt(Abs(x1))", "sqrt(x1)", True),
+    ("x1**2 + 3.2", "x1**2", True),
+    ("0.99*x1**4 - 0.99*x1**3 + x2**2/2 - x2", "x1**4 - x1**3 + x2**2/2 - x2", False),
+    ("3.0", "x1", False),
+    ("x1*(1.24*x1 + 3.48)", "1.24*x1*(x1 + 2.81)", False),
+])
+def test_symbolic_solution(pred, true, ok):
+    from superpos.datasets.problems import is_symbolic_solution
+
+    assert is_symbolic_solution(pred, true, ["x1", "x2"]) is ok
+
+
 def test_tie_rule_options():
     pred = FixedRanking(B1, ["mul(c, sin(mul(c, x1)))", "sin(x1)"])
     X, y = _data(np.sin, n=60)

@@ -22,7 +22,7 @@ from ..exceptions import SuperposError
 from ..symreg.render import simplify_capped
 
 __all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
-           "recovery_forms", "solve_problem"]
+           "is_symbolic_solution", "recovery_forms", "solve_problem"]
 
 _RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
 _VAR = re.compile(r"x([1-9][0-9]*)")
@@ -273,6 +273,38 @@ def _rounded(expr: sympy.Expr, digits: int, max_denominator: int = 12) -> sympy.
     return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
 
 
+def _compared(predicted, true, positive, digits: int, domain: dict | None) -> tuple[sympy.Expr, sympy.Expr]:
+    """``predicted`` and ``true`` as the recovery checks compare them: numbers rounded
+    (:func:`_rounded`), |e| of one sign on ``domain`` dropped from the prediction, variables in
+    ``positive`` positive and the others real."""
+    pred = parse_formula(predicted) if isinstance(predicted, str) else predicted
+    pred = _rounded(_numeric(_without_abs(pred, domain) if domain else pred), digits)
+    true = _rounded(_numeric(parse_formula(true) if isinstance(true, str) else true), digits)
+    names = {s.name for s in pred.free_symbols | true.free_symbols}
+    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
+    return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
+
+
+def is_symbolic_solution(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
+                         domain: dict | None = None) -> bool:
+    """SRBench's "symbolic solution" (La Cava et al. 2021), looser than
+    :func:`is_exact_recovery`: ``predicted`` does not reduce to a constant and differs from
+    ``true`` by an additive constant or a nonzero factor (1.01 sqrt(x1) for sqrt(x1)), numbers
+    rounded as there; with ``domain``, constancy may also be seen numerically on its points."""
+    pred, true = _compared(predicted, true, positive, digits, domain)
+    if not pred.free_symbols:
+        return False
+    for gap, zero_ok in ((pred - true, True), (pred / true, False)):
+        out = simplify_capped(gap, seconds)
+        if not out.free_symbols and (zero_ok or out != 0):
+            return True
+        v = _on_domain(gap, domain) if domain else None
+        if v is not None and np.all(np.isfinite(v)) and np.ptp(v.real) <= 1e-9 * max(1.0, float(np.abs(v).max())) \
+                and not np.any(v.imag):
+            return True
+    return False
+
+
 def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
                       domain: dict | None = None) -> bool:
     """True when ``predicted``, its constants rounded to ``digits`` significant digits
@@ -282,13 +314,7 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
     ({variable name: sample values}) an absolute value whose argument keeps one sign there is
     dropped (the formulas need only agree on the problem's domain). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
-    pred = parse_formula(predicted) if isinstance(predicted, str) else predicted
-    pred = _rounded(_numeric(_without_abs(pred, domain) if domain else pred), digits)
-    true = _rounded(_numeric(parse_formula(true) if isinstance(true, str) else true), digits)
-    names = {s.name for s in pred.free_symbols | true.free_symbols}
-    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
-    pred = pred.xreplace({s: sym[s.name] for s in pred.free_symbols})
-    true = true.xreplace({s: sym[s.name] for s in true.free_symbols})
+    pred, true = _compared(predicted, true, positive, digits, domain)
     diff = pred - true
     if diff == 0:
         return True

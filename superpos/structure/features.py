@@ -11,7 +11,6 @@ y^2, 1/y, ...) against x, and a log-log slope; globally, the scale and shape of 
 from __future__ import annotations
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from ..core.dataset import check_dataset
 from ..core.params import ParamsMixin
@@ -152,6 +151,8 @@ class DatasetFeatures(ParamsMixin):
         if self.n_jobs == 1 or len(datasets) < 2000:
             parts = map(self._block, blocks)
         else:
+            from joblib import Parallel, delayed  # a corpus only: predict starts without it
+
             parts = Parallel(n_jobs=self.n_jobs, return_as="generator")(delayed(self._block)(c) for c in blocks)
         rows: list = []
         for part in parts:

@@ -229,9 +229,12 @@ def _logs(X: np.ndarray, y: np.ndarray):
 def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
     """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
     group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
-    as (-0.7, 1)); those with at least 2 inputs and no exponent beyond ``_MAX_EXPONENT``."""
+    as (-0.7, 1)); those with at least 2 inputs and no exponent beyond ``_MAX_EXPONENT``, each
+    signed so that its last exponent of largest magnitude is positive."""
     out: list[np.ndarray] = []
     for b in (np.array([_rounded(a, X[:, j]) for j, a in enumerate(v)]), np.round(v)):
+        top = np.flatnonzero(np.abs(b) == np.abs(b).max())[-1]
+        b = -b if b[top] < 0 else b  # one orientation whatever the eigenvector's sign: v / c, not c / v by chance
         if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
                 and not any(np.array_equal(b, c) for c in out)):
             out.append(b)

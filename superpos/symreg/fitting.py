@@ -224,12 +224,16 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
 
 
 def _simple_values(v: float, max_denominator: int) -> list[float]:
-    """Candidate simple values near v, simplest first: 0, integers, small fractions, short decimals."""
+    """Candidate simple values near v, simplest first: 0, integers, small fractions written with
+    at most 3 digits (5/12, 28/3; not 69/11 or 13/12, which say no more than 6.27 or 1.08), short
+    decimals."""
     from fractions import Fraction
 
     out = [0.0, float(round(v))]
     if abs(v) < 10:  # beyond 10 only integers: the grid of small fractions is too fine to mean anything
-        out += [float(Fraction(v).limit_denominator(d)) for d in (2, 3, 4, 6, max_denominator)]
+        for f in (Fraction(v).limit_denominator(d) for d in (2, 3, 4, 6, max_denominator)):
+            if len(str(abs(f.numerator))) + len(str(f.denominator)) <= 3:
+                out.append(float(f))
     out += [float(f"{v:.{d}g}") for d in (1, 2, 3)]
     seen, uniq = set(), []
     for q in out:

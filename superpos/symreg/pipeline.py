@@ -33,7 +33,7 @@ from ..structure.shipped import load_predictor
 from .candidates import Candidate, Points, fit_candidates, structural_key, unique_trees
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
-from .render import round_constants, simplify_capped
+from .render import round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
@@ -129,7 +129,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     cands = _with_sums(cands, basis, points, settings, seed)
     clock.lap("fit_candidates")
 
-    if not (points.folds or _exact_first(cands)):
+    if not _exact_first(cands):
         cands = _cross_validated_finalists(cands, basis, points, settings, seed, rng)
     clock.lap("fit_candidates")
 
@@ -146,7 +146,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("refit")
 
     report("simplifying")
-    expr = round_constants(to_sympy(win.tree, basis, constants), digits=12, max_denominator=12, keep_floats=True)
+    expr = wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12, max_denominator=12,
+                                          keep_floats=True))
     expr = simplify_capped(expr, float(settings.simplify_seconds))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
@@ -165,27 +166,39 @@ each, are ranked again by cross-validation on all the selection points."""
 def _cross_validated_finalists(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
                                seed: int, rng: np.random.Generator) -> list[Candidate]:
     """``cands`` with their finalists ranked first by 5-fold cross-validation on all the
-    points (constants refitted on each fold's other four fifths): one split's quarter of the
-    points chooses between thousands of candidates, and on noisy tables it lets a simple
-    formula tie with a better one by chance; the folds use every point once and halve the
-    tie tolerance. The finalists' validation errors become their cross-validated ones."""
+    points (constants refitted on each fold's other four fifths), with the affine formula
+    over every input among them: one split's quarter of the points chooses between thousands
+    of candidates, and on noisy tables it lets a simple formula tie with a better one by
+    chance; the folds use every point once and halve the tie tolerance. The finalists'
+    validation errors become their cross-validated ones. Small data (``points.folds``) were
+    cross-validated already, the best by training error only: the affine formula joins them."""
     affine = {t.tobytes() for t in _baselines(basis, points.X.shape[1])[:1]}
-    head: list[Candidate] = []
-    for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
-              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in affine]):
-        if np.isfinite(c.nmse_validation) and all(c is not h for h in head):
-            head.append(c)
-    if len(head) < 2:
+    is_affine = [np.asarray(c.tree, dtype=np.int64).tobytes() in affine for c in cands]
+    if points.folds:
+        head = [c for c, a in zip(cands, is_affine) if a and not np.isfinite(c.nmse_validation)]
+        cv = points
+    else:
+        head = []
+        for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
+                  + [c for c, a in zip(cands, is_affine) if a]):
+            if np.isfinite(c.nmse_validation) and all(c is not h for h in head):
+                head.append(c)
+        if len(head) < 2:
+            return cands
+        n = points.y.size
+        fold = np.empty(n, dtype=np.int64)
+        fold[rng.permutation(n)] = np.arange(n) % 5
+        everything = np.arange(n)
+        cv = Points(points.X, points.y, everything, everything,
+                    tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)))
+    if not head:
         return cands
-    n = points.y.size
-    fold = np.empty(n, dtype=np.int64)
-    fold[rng.permutation(n)] = np.arange(n) % 5
-    everything = np.arange(n)
-    cv = Points(points.X, points.y, everything, everything,
-                tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)))
     errors = cv.cross_validated([c.tree for c in head], basis, [c.constants for c in head], settings, seed)
     finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, errors)]
-    return rank_candidates(finalists, settings.tie_tolerance(n)) + [c for c in cands if all(c is not h for h in head)]
+    rest = [c for c in cands if all(c is not h for h in head)]
+    if points.folds:
+        return rank_candidates(rest + finalists, settings.tie_tolerance(points.n_validation))
+    return rank_candidates(finalists, settings.tie_tolerance(cv.n_validation)) + rest
 
 
 def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
@@ -223,7 +236,7 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
         if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
             continue
         found = _model_candidates(model, Points(Z, rest, points.fit, points.val, points.folds),
-                                  shown, settings, seed, clock, lower=True)[:settings.refit_top]
+                                  shown, settings, seed, clock)[:settings.refit_top]
         pairs = [(c, red.compose(c.tree, c.constants, model.basis_, basis)) for c in found
                  if np.all(np.isfinite(c.constants))]
         out += _refitted(pairs, basis, points, settings, seed, first_rank + len(out))
@@ -252,21 +265,23 @@ def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: F
 
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
-                      clock: "_Clock", lower: bool = False) -> list[Candidate]:
+                      clock: "_Clock") -> list[Candidate]:
     """The structure model's candidates for ``points`` (over its own basis), best first. The
     model first searches the data rescaled by powers of ten into the decade it knows
     (:mod:`.units`), which do not depend on the user's units; unless that finds an exact
-    formula, it also searches the data as they are, where they differ, and, with ``lower``,
-    the inputs one decade lower (a ratio such as v / c in [0.1, 0.7] is its own scale). The
-    rescaled searches' best candidates are mapped back to the user's units."""
+    formula, it also searches them with the inputs whose largest magnitude falls in [0.75, 1)
+    there ten times larger (1-10 is as much the model's ground: c / v in [1.85, 9.3] has its law
+    there, not in [0.185, 0.93]), then the data as they are, where they differ. The rescaled
+    searches' best candidates are mapped back to the user's units."""
     basis = model.basis_
     rtol = settings.tie_tolerance(points.n_validation)
     kx, ky = decade_scales(points.X, points.y)
+    top = np.abs(points.X).max(axis=0) / 10.0**kx
     scales = [(kx, ky)]
-    if kx.any() or ky:
+    if np.any(top < 1.0):
+        scales.append((kx - (top < 1.0), ky))
+    if (kx.any() or ky) and not any(not (sx.any() or sy) for sx, sy in scales):
         scales.append((np.zeros_like(kx), 0))
-    if lower:
-        scales.append((kx - 1, ky))
     cands: list[Candidate] = []
     for sx, sy in scales:
         if _exact_first(cands):  # no other formula can fit better

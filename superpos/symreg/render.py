@@ -8,7 +8,8 @@ import threading
 import numpy as np
 import sympy
 
-__all__ = ["round_constants", "simplify_capped", "clean_constants", "distinct_formulas", "rename_variables"]
+__all__ = ["round_constants", "wrapped_phases", "simplify_capped", "clean_constants", "distinct_formulas",
+           "rename_variables"]
 
 
 class _Timeout(Exception):
@@ -74,6 +75,22 @@ def round_constants(expr: sympy.Expr, digits: int = 3, max_denominator: int = 12
         return f if keep_floats else sympy.Rational(f"{v:.{digits}g}")
 
     return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
+
+
+def wrapped_phases(expr: sympy.Expr) -> sympy.Expr:
+    """sin(u + c) and cos(u + c) with the number c taken into (-pi, pi] (cos(x1 + 31/9) is
+    cos(x1 - 2.8392)): the same function, written the way its phase is read."""
+    def wrap(f):
+        arg = f.args[0]
+        if not isinstance(arg, sympy.Add):
+            return f
+        c, rest = arg.as_coeff_Add()
+        if not c.is_number or not rest.free_symbols or abs(float(c)) <= np.pi:
+            return f
+        w = float(c) - 2 * np.pi * np.round(float(c) / (2 * np.pi))
+        return type(f)(rest + sympy.Float(w))
+
+    return expr.replace(lambda e: isinstance(e, (sympy.sin, sympy.cos)), wrap)
 
 
 def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9) -> sympy.Expr:
