@@ -2,6 +2,9 @@
 
     python examples/train_default_model.py              # under an hour on 2 cores
     python examples/train_default_model.py --n 20000    # a smaller model, to try the recipe
+    python examples/train_default_model.py --n 1000000 --stream big/ --max-shards 10
+        # larger than memory: shards in big/, mini-batches, a checkpoint in big/checkpoint.npz
+        # after every shard; run the same command again (in a later session) to go on
 
 Default basis over 3 variables; each formula uses 1 to 3 of them (n_variables=(1, 3)),
 depth <= 5, <= 12 nodes. The same recipe trains your own model on your own basis:
@@ -25,7 +28,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--corpus", type=Path, default=None, help="reuse or keep the corpus here")
     ap.add_argument("--output", type=Path, default=OUT)
+    ap.add_argument("--stream", type=Path, default=None, help="shard folder: streamed, resumable training")
+    ap.add_argument("--epochs", type=int, default=3, help="--stream: passes over the corpus")
+    ap.add_argument("--max-shards", type=int, default=None, help="--stream: stop after this many shards")
     args = ap.parse_args()
+    if args.stream:
+        return _streamed(args)
 
     basis = Basis.default(n_variables=3)
     t = time.perf_counter()
@@ -44,6 +52,30 @@ def main() -> None:
     model.fit(corpus)
     print(f"fit: {time.perf_counter() - t:.0f} s, size bonus {model.size_bonus_}, "
           f"held-out exact match {getattr(model, 'validation_exact_match_', float('nan')):.3f}", flush=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    model.save(args.output)
+    print(f"wrote {args.output} ({args.output.stat().st_size / 1e6:.1f} MB)")
+
+
+def _streamed(args) -> None:
+    from superpos.structure.corpus import corpus_length, write_corpus
+    from superpos.structure.streaming import fit_streamed
+
+    basis = Basis.default(n_variables=3)
+    t = time.perf_counter()
+    if not (args.stream / "manifest.json").exists():
+        write_corpus(args.stream, basis, args.n, shard_size=20_000, random_state=args.seed, n_variables=(1, 3),
+                     n_jobs=args.jobs)
+    print(f"corpus: {corpus_length(args.stream)} formulas in {time.perf_counter() - t:.0f} s", flush=True)
+    t = time.perf_counter()
+    model = StructurePredictor(basis=basis, random_state=args.seed, n_jobs=args.jobs,
+                               features=DatasetFeatures(max_variables=3, n_jobs=args.jobs))
+    fit_streamed(model, args.stream, epochs=args.epochs, checkpoint=args.stream / "checkpoint.npz",
+                 max_shards=args.max_shards)
+    if not hasattr(model, "classifier_"):
+        print(f"stopped after {args.max_shards} shards ({time.perf_counter() - t:.0f} s); run again to go on")
+        return
+    print(f"fit: {time.perf_counter() - t:.0f} s, size bonus {model.size_bonus_}", flush=True)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size / 1e6:.1f} MB)")

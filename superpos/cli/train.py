@@ -72,17 +72,45 @@ def fit(
     context: str = typer.Option("grandparent+parent+position+depth", help="edge context mode"),
     seed: int = typer.Option(0, help="random seed"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers for features"),
+    stream: bool = typer.Option(False, "--stream", help="a shard folder: mini-batches, one shard in memory at a time"),
+    epochs: int = typer.Option(3, "--epochs", help="--stream: passes over the corpus"),
+    checkpoint: Optional[Path] = typer.Option(None, "--checkpoint", help="--stream: save the state here after each "
+                                              "shard; a later run with the same options resumes from it"),
+    max_shards: Optional[int] = typer.Option(None, "--max-shards", help="--stream: stop after this many shards "
+                                             "(resume later from --checkpoint)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Train a structure predictor on a corpus and save it.
 
     Example: superpos fit train.npz model.npz
+
+    Larger than memory: superpos fit big/ model.npz --stream --checkpoint ckpt.npz --max-shards 20
     """
     from ..structure.corpus import Corpus
     from ..structure.features import DatasetFeatures
     from ..structure.predictor import StructurePredictor
 
     check_folder(output)
+    if stream:
+        from ..structure.corpus import _shard_files
+        from ..structure.streaming import fit_streamed
+
+        if not corpus.is_dir():
+            raise SuperposError(f"--stream reads a shard folder (superpos generate big/ ...), not {corpus.name!r}")
+        basis = Corpus.load(corpus / _shard_files(corpus)[0][0]).basis
+        t = time.perf_counter()
+        m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,
+                               features=DatasetFeatures(max_variables=max(1, basis.n_variables), n_jobs=jobs))
+        with progress_bars(quiet) as update:
+            fit_streamed(m, corpus, epochs=epochs, checkpoint=checkpoint, max_shards=max_shards, progress=update)
+            if not hasattr(m, "classifier_"):
+                typer.echo(f"stopped after {max_shards} shards; run the same command again to resume from "
+                           f"{checkpoint}", err=True)
+                return
+            m.save(output)
+        if not quiet:
+            typer.echo(f"trained in {time.perf_counter() - t:.1f} s; wrote {output}", err=True)
+        return
     c = Corpus.load(corpus)
     t = time.perf_counter()
     m = StructurePredictor(context=context, random_state=seed, n_jobs=jobs,

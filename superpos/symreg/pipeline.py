@@ -268,26 +268,26 @@ def _model_candidates(model, points: Points, shown: np.ndarray, settings: Formul
                       clock: "_Clock") -> list[Candidate]:
     """The structure model's candidates for ``points`` (over its own basis), best first. The
     model first searches the data rescaled by powers of ten into the decade it knows
-    (:mod:`.units`), which do not depend on the user's units; unless that finds an exact
-    formula, it also searches them with the inputs whose largest magnitude falls in [0.75, 1)
-    there ten times larger (1-10 is as much the model's ground: c / v in [1.85, 9.3] has its law
-    there, not in [0.185, 0.93]), then the data as they are, where they differ. The rescaled
+    (:mod:`.units`), which do not depend on the user's units, then with the inputs whose largest
+    magnitude falls in [0.75, 1) there ten times larger (1-10 is as much the model's ground: c / v
+    in [1.85, 9.3] has its law there, not in [0.185, 0.93]; cos(x1) on [0, 9.5] is sin(c x1 + c)
+    on [0, 0.95]), even after an exact formula, which may be a simpler one's longer twin; then
+    the data as they are, where they differ (after an exact formula without local search: x1 /
+    (x1 + cos x1) where the rescaled target gave x1 / (x1 - sin(x1 - pi/2))). The rescaled
     searches' best candidates are mapped back to the user's units."""
     basis = model.basis_
     rtol = settings.tie_tolerance(points.n_validation)
     kx, ky = decade_scales(points.X, points.y)
     top = np.abs(points.X).max(axis=0) / 10.0**kx
-    scales = [(kx, ky)]
-    if np.any(top < 1.0):
-        scales.append((kx - (top < 1.0), ky))
-    if (kx.any() or ky) and not any(not (sx.any() or sy) for sx, sy in scales):
-        scales.append((np.zeros_like(kx), 0))
+    scales = [(kx, ky)] + ([(kx - (top < 1.0), ky)] if np.any(top < 1.0) else [])
+    raw = np.zeros_like(kx), 0
+    if all(sx.any() or sy for sx, sy in scales):
+        scales.append(raw)
     cands: list[Candidate] = []
     for sx, sy in scales:
-        if _exact_first(cands):  # no other formula can fit better
-            break
-        if not (sx.any() or sy):
-            cands += _search_space(model, points, shown, settings, seed, clock)
+        if not (sx.any() or sy):  # after an exact formula, only the model's own candidates: a simpler twin
+            cands += _search_space(model, points, shown, replace(settings, search_rounds=0) if _exact_first(cands)
+                                   else settings, seed, clock)
             continue
         scaled = Points(points.X / 10.0**sx, points.y / 10.0**sy, points.fit, points.val, points.folds)
         found = _search_space(model, scaled, shown, settings, seed, clock)[:settings.refit_top]
@@ -343,7 +343,11 @@ def _refitted(pairs: list, basis: Basis, points: Points, settings: FormulaSettin
 def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray,
                      tries: int = 20) -> list[Candidate]:
     """The best of the first ``tries`` candidates that is not absurd
-    (:func:`~superpos.symreg.selection.plausible`) moved to the front; unchanged when none is."""
+    (:func:`~superpos.symreg.selection.plausible`) moved to the front; unchanged when none is,
+    or when the first is exact (log|x1|^3 on points on both sides of 0 leaves twice the range
+    between two of them, and is the law)."""
+    if _exact_first(cands):  # exact to the data's precision: a pole between points is the law's
+        return cands
     probes = probe_points(X)  # the same for every candidate
     for k, c in enumerate(cands[:tries]):
         if np.isfinite(c.nmse_validation) and plausible(c.tree, basis, c.constants, X, y, probes):
