@@ -266,50 +266,57 @@ def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: F
 
 def _model_candidates(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
                       clock: "_Clock") -> list[Candidate]:
-    """The structure model's candidates for ``points`` (over its own basis), best first. The
-    model first searches the data rescaled by powers of ten into the decade it knows
-    (:mod:`.units`), which do not depend on the user's units, then with the inputs whose largest
-    magnitude falls in [0.75, 1) there ten times larger (1-10 is as much the model's ground: c / v
-    in [1.85, 9.3] has its law there, not in [0.185, 0.93]; cos(x1) on [0, 9.5] is sin(c x1 + c)
-    on [0, 0.95]), even after an exact formula, which may be a simpler one's longer twin; then
-    the data as they are, where they differ (after an exact formula without local search: x1 /
-    (x1 + cos x1) where the rescaled target gave x1 / (x1 - sin(x1 - pi/2))). The rescaled
-    searches' best candidates are mapped back to the user's units."""
+    """The structure model's candidates for ``points`` (over its own basis), best first, from
+    up to three views of the data: rescaled by powers of ten into the decade the model knows
+    (:mod:`.units`), which do not depend on the user's units; the same with the inputs whose
+    largest magnitude falls in [0.75, 1) there ten times larger (1-10 is as much the model's
+    ground: c / v in [1.85, 9.3] has its law there, not in [0.185, 0.93]); the data as they
+    are, where they differ. Every view's decoded candidates are fitted first, so that an exact
+    formula in any of them ends the work early and its simpler twins compete (cos(x1), not
+    sin(x1 + pi/2)); only then does local search run, view after view in that order, until a
+    formula is exact. The rescaled views' best candidates are mapped back to the user's units."""
     basis = model.basis_
     rtol = settings.tie_tolerance(points.n_validation)
     kx, ky = decade_scales(points.X, points.y)
     top = np.abs(points.X).max(axis=0) / 10.0**kx
     scales = [(kx, ky)] + ([(kx - (top < 1.0), ky)] if np.any(top < 1.0) else [])
-    raw = np.zeros_like(kx), 0
     if all(sx.any() or sy for sx, sy in scales):
-        scales.append(raw)
-    cands: list[Candidate] = []
+        scales.append((np.zeros_like(kx), 0))
+    views = []
     for sx, sy in scales:
-        if not (sx.any() or sy):  # after an exact formula, only the model's own candidates: a simpler twin
-            cands += _search_space(model, points, shown, replace(settings, search_rounds=0) if _exact_first(cands)
-                                   else settings, seed, clock)
-            continue
         scaled = Points(points.X / 10.0**sx, points.y / 10.0**sy, points.fit, points.val, points.folds)
-        found = _search_space(model, scaled, shown, settings, seed, clock)[:settings.refit_top]
-        cands += _in_user_units(found, basis, sx, sy, points, settings, seed, len(cands))
-        cands = _distinct(rank_candidates(cands, rtol), basis)
-    return _distinct(rank_candidates(cands, rtol), basis)
+        views.append((sx, sy, scaled) + _decoded(model, scaled, shown, settings, seed, clock))
+
+    def in_user_units(sx, sy, found: list[Candidate], first_rank: int) -> list[Candidate]:
+        if not (sx.any() or sy):
+            return found
+        return _in_user_units(found[:settings.refit_top], basis, sx, sy, points, settings, seed, first_rank)
+
+    cands: list[Candidate] = []
+    for sx, sy, _, found, _ in views:
+        cands = _distinct(rank_candidates(cands + in_user_units(sx, sy, found, len(cands)), rtol), basis)
+    if settings.search_rounds:
+        bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
+        for sx, sy, scaled, found, L in views:
+            if _exact_first(cands):  # nothing to improve
+                break
+            searched = local_search(found, L + bonus, basis, scaled, settings, seed)
+            cands = _distinct(rank_candidates(cands + in_user_units(sx, sy, searched, len(cands)), rtol), basis)
+        clock.lap("fit_candidates")
+    return cands
 
 
-def _search_space(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
-                  clock: "_Clock") -> list[Candidate]:
-    """Decode (on the ``shown`` points), fit every candidate, search around the best: the
-    candidates best first, all in the units of ``points``."""
+def _decoded(model, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
+             clock: "_Clock") -> tuple[list[Candidate], np.ndarray]:
+    """Decode (on the ``shown`` points) and fit every candidate: (the candidates best first,
+    in the units of ``points``; log theta)."""
     L = model.log_theta_for(points.X[shown], points.y[shown])
     ranked = propose_skeletons(model, L, points.X.shape[1], settings)
     clock.lap("decode")
-    rtol = settings.tie_tolerance(points.n_validation)
-    cands = rank_candidates(fit_candidates(ranked, model.basis_, points, settings, seed), rtol)
-    if settings.search_rounds and not _exact_first(cands):  # exact: nothing to improve
-        bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
-        cands = local_search(cands, L + bonus, model.basis_, points, settings, seed)
+    cands = rank_candidates(fit_candidates(ranked, model.basis_, points, settings, seed),
+                            settings.tie_tolerance(points.n_validation))
     clock.lap("fit_candidates")
-    return cands
+    return cands, L
 
 
 def _in_user_units(cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int, points: Points,
