@@ -295,13 +295,22 @@ def _model_candidates(model, points: Points, shown: np.ndarray, settings: Formul
     cands: list[Candidate] = []
     for sx, sy, _, found, _ in views:
         cands = _distinct(rank_candidates(cands + in_user_units(sx, sy, found, len(cands)), rtol), basis)
+    # An exact formula of the data as they are ends the work only within a decade of the
+    # normalised view (the model's ground). Further away it is often a degenerate one,
+    # 1.9e11 x1 / (x1 + 3.0e6 x2 x3) for c x1 / (x2 x3), and local search of the normalised
+    # views still runs: ``trusted`` holds their candidates alone.
+    raw_far = not (views[-1][0].any() or views[-1][1]) and len(views) > 1 and \
+        not (np.all(np.abs(kx) <= 1) and abs(ky) <= 1)
+    trusted = _distinct(rank_candidates([c for sx, sy, _, found, _ in views[:-1]
+                                         for c in in_user_units(sx, sy, found, 0)], rtol), basis) if raw_far else []
     if settings.search_rounds:
         bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
         for sx, sy, scaled, found, L in views:
-            if _exact_first(cands):  # nothing to improve
+            if _exact_first(trusted if raw_far else cands):  # nothing to improve
                 break
-            searched = local_search(found, L + bonus, basis, scaled, settings, seed)
-            cands = _distinct(rank_candidates(cands + in_user_units(sx, sy, searched, len(cands)), rtol), basis)
+            searched = in_user_units(sx, sy, local_search(found, L + bonus, basis, scaled, settings, seed), len(cands))
+            cands = _distinct(rank_candidates(cands + searched, rtol), basis)
+            trusted = _distinct(rank_candidates(trusted + searched, rtol), basis) if raw_far else trusted
         clock.lap("fit_candidates")
     return cands
 
