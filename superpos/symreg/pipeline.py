@@ -3,16 +3,16 @@
 
 The structure predictor ranks the ``top_k`` most likely skeletons, duplicates are dropped,
 every skeleton's constants are fitted on part of the points and scored on the rest, local
-search fits the trees one edit away from the best ones. Data outside the decade of
-magnitudes the model knows get the same search on the data rescaled by powers of ten
-(:mod:`.units`), its best candidates mapped back to the user's units; data with more inputs
-than the model knows are searched on the most related ones, beside affine and power-law
+search fits the trees one edit away from the best ones. The model sees the data rescaled by
+powers of ten into the decade of magnitudes it knows (:mod:`.units`; the same in any units)
+first, then other views of them, its best candidates mapped back to the user's units; data
+with more inputs than the model knows are searched on the most related ones, beside affine and power-law
 candidates over all (:mod:`.inputs`). Data with 2 or more inputs are also searched in
 reduced form (a monomial times a function of few inputs, a dimensionless group, differences:
 :mod:`.decompose`), and sums of library terms (:mod:`.terms`) join every search. The
-winner (ties: the smaller tree; absurd formulas lose) is refitted on all points, constants
-the data cannot tell from simple values are snapped, and sympy simplifies the result under a
-time cap; the constants' standard errors, the structure's bootstrap confidence, the
+finalists are ranked again by 5-fold cross-validation; the winner (ties: the smaller tree;
+absurd formulas lose unless exact) is refitted on all points, constants the data cannot tell
+from simple values are snapped, and sympy simplifies the result under a time cap; the constants' standard errors, the structure's bootstrap confidence, the
 accuracy-complexity front and the inputs used come with it. Kept free of scikit-learn
 imports so that the command line starts fast.
 """
@@ -293,16 +293,17 @@ def _model_candidates(model, points: Points, shown: np.ndarray, settings: Formul
         return _in_user_units(found[:settings.refit_top], basis, sx, sy, points, settings, seed, first_rank)
 
     cands: list[Candidate] = []
+    mapped = []
     for sx, sy, _, found, _ in views:
-        cands = _distinct(rank_candidates(cands + in_user_units(sx, sy, found, len(cands)), rtol), basis)
+        mapped.append(in_user_units(sx, sy, found, len(cands)))
+        cands = _distinct(rank_candidates(cands + mapped[-1], rtol), basis)
     # An exact formula of the data as they are ends the work only within a decade of the
     # normalised view (the model's ground). Further away it is often a degenerate one,
     # 1.9e11 x1 / (x1 + 3.0e6 x2 x3) for c x1 / (x2 x3), and local search of the normalised
     # views still runs: ``trusted`` holds their candidates alone.
     raw_far = not (views[-1][0].any() or views[-1][1]) and len(views) > 1 and \
         not (np.all(np.abs(kx) <= 1) and abs(ky) <= 1)
-    trusted = _distinct(rank_candidates([c for sx, sy, _, found, _ in views[:-1]
-                                         for c in in_user_units(sx, sy, found, 0)], rtol), basis) if raw_far else []
+    trusted = _distinct(rank_candidates([c for m in mapped[:-1] for c in m], rtol), basis) if raw_far else []
     if settings.search_rounds:
         bonus = model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
         for sx, sy, scaled, found, L in views:
