@@ -163,8 +163,10 @@ def fit_streamed(predictor, corpus, *, epochs: int = 3, batch_size: int = 1024, 
     if basis != first.basis:
         raise SuperposError("the corpus was generated over a different basis than the predictor's")
     max_depth = int(predictor.max_depth or first.max_depth)
-    features = predictor.features if predictor.features is not None else DatasetFeatures(n_jobs=predictor.n_jobs)
-    features = features.fit(first.datasets[:1])
+    from sklearn.base import clone
+
+    features = clone(predictor.features) if predictor.features is not None else DatasetFeatures(n_jobs=predictor.n_jobs)
+    features = features.fit(first.datasets[:1])  # the predictor's own stays unfitted, as fit leaves it
     n_hold = int(min(held_out, len(first) // 5))
     seed = 0 if predictor.random_state is None else int(predictor.random_state)
     signature = {"shards": [[name, int(n)] for name, n in shards], "context": predictor.context,
