@@ -68,7 +68,8 @@ def test_units_do_not_change_a_law_of_three_inputs():
 def test_cross_validated_finalists_rank_a_tie_again():
     """A simpler formula tied on one split (a made-up error of 0.105 against 0.1) loses to the
     affine formula over both inputs once all points are cross-validated."""
-    from superpos.symreg.pipeline import _baselines, _cross_validated_finalists
+    from superpos.symreg.pipeline import _baselines
+    from superpos.symreg.selection import cross_validated_finalists
     from superpos.symreg.settings import FormulaSettings
 
     rng = np.random.default_rng(5)
@@ -79,7 +80,7 @@ def test_cross_validated_finalists_rank_a_tie_again():
     cands = [Candidate(simple, names, 0.0, 0, np.array([2.2, 0.5]), 0.1, 0.105),
              Candidate(affine, names, -1.0, 1, np.array([0.0, 2.0, 0.5]), 0.1, 0.1)]
     points = Points.split(X, y, 0.25, np.random.default_rng(0))
-    out = _cross_validated_finalists(cands, B2, points, FormulaSettings(), 0, np.random.default_rng(1))
+    out = cross_validated_finalists(cands, B2, points, FormulaSettings(), 0, np.random.default_rng(1), [affine])
     assert np.array_equal(out[0].tree, affine) and out[0].nmse_validation < 0.01 < out[1].nmse_validation
 
 

@@ -247,7 +247,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
     entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, made as
     sparse as a + t b allows (z^t can move into g); b rounded two ways
-    (:func:`_group_exponents`), the one whose second fit has the lower BIC kept. At most one reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
+    (:func:`_group_exponents`), the one whose second fit has the lower BIC kept. At most one
+    reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
     logs = _logs(X, y)
     n, m = X.shape
     if logs is None or m < 2 or len(logs[1]) < m:

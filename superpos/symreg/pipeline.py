@@ -12,14 +12,15 @@ reduced form (a monomial times a function of few inputs, a dimensionless group, 
 :mod:`.decompose`), and sums of library terms (:mod:`.terms`) join every search. The
 finalists are ranked again by 5-fold cross-validation; the winner (ties: the smaller tree;
 absurd formulas lose unless exact) is refitted on all points, constants the data cannot tell
-from simple values are snapped, and sympy simplifies the result under a time cap; the constants' standard errors, the structure's bootstrap confidence, the
-accuracy-complexity front and the inputs used come with it. Kept free of scikit-learn
-imports so that the command line starts fast.
+from simple values are snapped, and sympy simplifies the result under a time cap; the
+constants' standard errors, the structure's bootstrap confidence, the accuracy-complexity front
+and the inputs used come with it. Kept free of scikit-learn imports so that the command line
+starts fast.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
@@ -35,7 +36,7 @@ from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import round_constants, simplify_capped, wrapped_phases
 from .search import local_search
-from .selection import plausible, probe_points, rank_candidates
+from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .settings import FormulaSettings
 from .terms import sum_trees
@@ -130,7 +131,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("fit_candidates")
 
     if not _exact_first(cands):
-        cands = _cross_validated_finalists(cands, basis, points, settings, seed, rng)
+        affine = _baselines(basis, X.shape[1])[:1]
+        cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine)
     clock.lap("fit_candidates")
 
     report("refitting on all points")
@@ -156,49 +158,6 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("simplify")
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    basis.to_list(), cands, clock.laps, errors, confidence, noise, used, left_out)
-
-
-_FINALISTS = 10
-"""The candidates first under the tie rule and those of least validation error, this many of
-each, are ranked again by cross-validation on all the selection points."""
-
-
-def _cross_validated_finalists(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
-                               seed: int, rng: np.random.Generator) -> list[Candidate]:
-    """``cands`` with their finalists ranked first by 5-fold cross-validation on all the
-    points (constants refitted on each fold's other four fifths), with the affine formula
-    over every input among them: one split's quarter of the points chooses between thousands
-    of candidates, and on noisy tables it lets a simple formula tie with a better one by
-    chance; the folds use every point once and halve the tie tolerance. The finalists'
-    validation errors become their cross-validated ones. Small data (``points.folds``) were
-    cross-validated already, the best by training error only: the affine formula joins them."""
-    affine = {t.tobytes() for t in _baselines(basis, points.X.shape[1])[:1]}
-    is_affine = [np.asarray(c.tree, dtype=np.int64).tobytes() in affine for c in cands]
-    if points.folds:
-        head = [c for c, a in zip(cands, is_affine) if a and not np.isfinite(c.nmse_validation)]
-        cv = points
-    else:
-        head = []
-        for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
-                  + [c for c, a in zip(cands, is_affine) if a]):
-            if np.isfinite(c.nmse_validation) and all(c is not h for h in head):
-                head.append(c)
-        if len(head) < 2:
-            return cands
-        n = points.y.size
-        fold = np.empty(n, dtype=np.int64)
-        fold[rng.permutation(n)] = np.arange(n) % 5
-        everything = np.arange(n)
-        cv = Points(points.X, points.y, everything, everything,
-                    tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)))
-    if not head:
-        return cands
-    errors = cv.cross_validated([c.tree for c in head], basis, [c.constants for c in head], settings, seed)
-    finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, errors)]
-    rest = [c for c in cands if all(c is not h for h in head)]
-    if points.folds:
-        return rank_candidates(rest + finalists, settings.tie_tolerance(points.n_validation))
-    return rank_candidates(finalists, settings.tie_tolerance(cv.n_validation)) + rest
 
 
 def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
