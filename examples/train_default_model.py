@@ -7,7 +7,9 @@
         # after every shard; run the same command again (in a later session) to go on
 
 Default basis over 3 variables; each formula uses 1 to 3 of them (n_variables=(1, 3)),
-depth <= 5, <= 12 nodes. The same recipe trains your own model on your own basis:
+depth <= 5, <= 12 nodes; 10 % of the input ranges narrow and far from zero (offsets), 25 %
+of the targets noisy at SRBench's levels (``--offset-share``, ``--noisy-share``; 0 and 0
+give the prior of the first shipped model). The same recipe trains your own model on your own basis:
 generate a corpus, fit a StructurePredictor, save it.
 """
 from __future__ import annotations
@@ -26,6 +28,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100_000, help="formulas in the training corpus")
     ap.add_argument("--seed", type=int, default=20261125)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--offset-share", type=float, default=0.1, help="share of narrow input ranges far from zero")
+    ap.add_argument("--noisy-share", type=float, default=0.25, help="share of targets with SRBench noise")
     ap.add_argument("--corpus", type=Path, default=None, help="reuse or keep the corpus here")
     ap.add_argument("--output", type=Path, default=OUT)
     ap.add_argument("--stream", type=Path, default=None, help="shard folder: streamed, resumable training")
@@ -42,7 +46,8 @@ def main() -> None:
 
         corpus = Corpus.load(args.corpus)
     else:
-        corpus = generate_corpus(basis, args.n, random_state=args.seed, n_variables=(1, 3), n_jobs=args.jobs)
+        corpus = generate_corpus(basis, args.n, random_state=args.seed, n_variables=(1, 3), n_jobs=args.jobs,
+                                 offset_share=args.offset_share, noisy_share=args.noisy_share)
         if args.corpus:
             corpus.save(args.corpus)
     print(f"corpus: {len(corpus)} formulas in {time.perf_counter() - t:.0f} s", flush=True)
@@ -65,7 +70,7 @@ def _streamed(args) -> None:
     t = time.perf_counter()
     if not (args.stream / "manifest.json").exists():
         write_corpus(args.stream, basis, args.n, shard_size=20_000, random_state=args.seed, n_variables=(1, 3),
-                     n_jobs=args.jobs)
+                     n_jobs=args.jobs, offset_share=args.offset_share, noisy_share=args.noisy_share)
     print(f"corpus: {corpus_length(args.stream)} formulas in {time.perf_counter() - t:.0f} s", flush=True)
     t = time.perf_counter()
     model = StructurePredictor(basis=basis, random_state=args.seed, n_jobs=args.jobs,

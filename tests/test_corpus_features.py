@@ -53,6 +53,27 @@ def test_corpus_is_reproducible_and_independent_of_jobs(basis):
     assert not np.array_equal(a.y_flat, c.y_flat)
 
 
+def test_measured_prior_offsets_and_noise(basis):
+    """offset_share: narrow ranges far from zero; noisy_share: targets off the law by SRBench
+    noise (gamma <= 0.1 of rms); 0 and 0 regenerate the original prior exactly."""
+    plain = generate_corpus(basis, 80, random_state=5, chunk_size=40)
+    again = generate_corpus(basis, 80, random_state=5, chunk_size=40, offset_share=0.0, noisy_share=0.0)
+    assert np.array_equal(plain.y_flat, again.y_flat)
+    c = generate_corpus(basis, 80, random_state=5, chunk_size=40, offset_share=1.0, noisy_share=1.0)
+    noisy = 0
+    for k in range(len(c)):
+        X, y = c.dataset(k)
+        lo, hi = X.min(), X.max()
+        assert 1.5 <= lo and hi <= 1.6 * 7.0 and hi / lo <= 1.6
+        clean = evaluate(c.trees[k], basis, X, c.constants[k])
+        rel = np.sqrt(np.mean((y - clean) ** 2) / np.mean(clean**2))
+        assert rel < 0.2
+        noisy += rel > 1e-4
+    assert noisy >= 50  # gamma 0.001 can hide under 1e-4 on few points, not often
+    with pytest.raises(SuperposError, match="noisy_share"):
+        generate_corpus(basis, 10, noisy_share=1.5)
+
+
 def test_corpus_save_load_round_trip(tmp_path, corpus):
     path = tmp_path / "c.npz"
     corpus.save(path)

@@ -154,21 +154,24 @@ class Corpus:
 
 def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_depth: int = 5,
                     max_size: int = 12, min_size: int = 1, n_points=(20, 200), n_variables=None,
-                    depth_decay: float = 0.75, max_skeleton_share: float = 0.01, n_jobs: int = 1,
-                    chunk_size: int = 500, progress=None) -> Corpus:
+                    depth_decay: float = 0.75, max_skeleton_share: float = 0.01, offset_share: float = 0.0,
+                    noisy_share: float = 0.0, n_jobs: int = 1, chunk_size: int = 500, progress=None) -> Corpus:
     """Generate ``n_formulas`` distinct (data set, canonical tree) pairs.
 
     ``n_points`` is an int or an inclusive range (lo, hi) drawn per data set;
     ``n_variables`` (default: all of the basis's) an int or a range. No skeleton (tree
     up to constant values) takes more than ``max_skeleton_share`` of the corpus, so
-    that c*x1, the limit of many random trees, does not dominate. Work is split in
+    that c*x1, the limit of many random trees, does not dominate. ``offset_share`` of the
+    input ranges are narrow and far from zero, ``noisy_share`` of the targets noisy at
+    SRBench's levels (:mod:`.prior`). Work is split in
     chunks of fixed seeds, so the result depends on ``random_state`` only, not on
     ``n_jobs``. ``progress(done, total)`` is called as formulas are accepted.
     For corpora too large for memory, :func:`write_corpus` streams the same formulas to disk.
     """
     trees, consts, data = [], [], []
     for t_, c_, d_ in _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points,
-                                      n_variables, depth_decay, max_skeleton_share, n_jobs, chunk_size, progress):
+                                      n_variables, depth_decay, max_skeleton_share, offset_share, noisy_share, n_jobs,
+                                      chunk_size, progress):
         trees += t_
         consts += c_
         data += d_
@@ -178,7 +181,8 @@ def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_dep
 def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_000, random_state=None,
                  max_depth: int = 5, max_size: int = 12, min_size: int = 1, n_points=(20, 200),
                  n_variables=None, depth_decay: float = 0.75, max_skeleton_share: float = 0.01,
-                 n_jobs: int = 1, chunk_size: int = 500, progress=None) -> Path:
+                 offset_share: float = 0.0, noisy_share: float = 0.0, n_jobs: int = 1, chunk_size: int = 500,
+                 progress=None) -> Path:
     """Generate the same formulas as :func:`generate_corpus` and stream them to ``folder``
     as shards of about ``shard_size`` formulas (``part-00000.npz``, ...) plus a
     ``manifest.json`` written last, so memory stays bounded by one shard whatever
@@ -202,7 +206,8 @@ def write_corpus(folder, basis: Basis, n_formulas: int, *, shard_size: int = 50_
             part.clear()
 
     for wave in _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points,
-                                n_variables, depth_decay, max_skeleton_share, n_jobs, chunk_size, progress):
+                                n_variables, depth_decay, max_skeleton_share, offset_share, noisy_share, n_jobs,
+                                      chunk_size, progress):
         for part, new in zip(buf, wave):
             part += new
         if len(buf[0]) >= shard_size:
@@ -264,14 +269,16 @@ def _shard_files(folder: Path) -> list[tuple[str, int]]:
 
 
 def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_size, n_points, n_variables,
-                    depth_decay, max_skeleton_share, n_jobs, chunk_size, progress, wave_chunks: int = 16):
+                    depth_decay, max_skeleton_share, offset_share, noisy_share, n_jobs, chunk_size, progress,
+                    wave_chunks: int = 16):
     """Accepted formulas as lists (trees, constants, data sets), ``wave_chunks`` chunks at a time.
 
     The chunks' seeds and the order they are read in are fixed by ``random_state``, so the
     formulas do not depend on ``n_jobs`` or on the wave size; only the fingerprints of
     accepted formulas and the per-skeleton counts stay in memory between waves. Workers
     run ahead of the reader by a few chunks (joblib's pre-dispatch), so memory stays bounded."""
-    check_prior(basis, n_formulas, max_depth, max_size, min_size, n_points, n_variables, depth_decay)
+    check_prior(basis, n_formulas, max_depth, max_size, min_size, n_points, n_variables, depth_decay, offset_share,
+                noisy_share)
     nv = basis.n_variables if n_variables is None else n_variables
     ss = np.random.SeedSequence(np.random.default_rng(random_state).integers(2**63))
     seen: set = set()
@@ -286,7 +293,8 @@ def _accepted_waves(basis, n_formulas, random_state, max_depth, max_size, min_si
     seeds = (ss.spawn(1)[0] for _ in range(budget))
     # chunks come back in seed order while the workers go on with the next ones
     chunks = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(draw_formulas)(names, s, chunk_size, max_depth, max_size, n_points, nv, depth_decay, min_size)
+        delayed(draw_formulas)(names, s, chunk_size, max_depth, max_size, n_points, nv, depth_decay, min_size,
+                               offset_share, noisy_share)
         for s in seeds)
     for done, (t_, c_, d_, p_) in enumerate(chunks, start=1):
         for t, c, d, p in zip(t_, c_, d_, p_):

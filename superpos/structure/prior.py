@@ -5,6 +5,12 @@ Trees are drawn top-down from the basis's weights (inner functions damped with d
 constants at random, then canonicalised through sympy (x + x and 2*x become one label).
 Input points are uniform in a random range per variable. Rejected: non-finite targets,
 |y| > ``MAX_TARGET``, constant targets, trees beyond the size and depth limits.
+
+Two options bring measured data's habits into the prior (both off by default, so older
+corpora regenerate unchanged): ``offset_share`` of the ranges are narrow and far from zero
+(kelvin, not degrees C: [lo, lo (1 + U(0.1, 0.6))], lo ~ U(1.5, 7)), and ``noisy_share`` of
+the targets carry SRBench's noise, y + N(0, gamma rms(y)) with gamma drawn from
+``NOISE_LEVELS``; the label stays the noiseless law.
 """
 from __future__ import annotations
 
@@ -16,10 +22,13 @@ from ..core.tree import evaluate, tree_depth
 from ..exceptions import NotRepresentable, SuperposError
 from .schema import MAX_DEPTH, MAX_SIZE
 
-__all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TARGET"]
+__all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TARGET", "NOISE_LEVELS"]
 
 MAX_TARGET = 1e6
 """Largest |y| of an accepted training formula."""
+
+NOISE_LEVELS = (0.001, 0.01, 0.1)
+"""SRBench's noise levels gamma: y + N(0, gamma * rms(y)) (La Cava et al. 2021)."""
 
 _PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
 
@@ -32,7 +41,7 @@ def _int_or_range(v, lo: int, hi: int, what: str) -> None:
 
 
 def check_prior(basis: Basis, n_formulas: int, max_depth: int, max_size: int, min_size: int, n_points,
-                n_variables, depth_decay: float) -> None:
+                n_variables, depth_decay: float, offset_share: float = 0.0, noisy_share: float = 0.0) -> None:
     """Refuse settings that cannot give a corpus (before any work, instead of a hang)."""
     if not (isinstance(n_formulas, (int, np.integer)) and 1 <= n_formulas <= 100_000_000):
         raise SuperposError(f"the number of formulas must be in [1, 100000000], got {n_formulas!r}")
@@ -44,6 +53,9 @@ def check_prior(basis: Basis, n_formulas: int, max_depth: int, max_size: int, mi
         _int_or_range(n_variables, 1, basis.n_variables, "n_variables (at most the basis's variables)")
     if not 0.0 < float(depth_decay) <= 1.0:
         raise SuperposError(f"depth_decay must be in (0, 1], got {depth_decay!r}")
+    for name, v in (("offset_share", offset_share), ("noisy_share", noisy_share)):
+        if not 0.0 <= float(v) <= 1.0:
+            raise SuperposError(f"{name} must be a share in [0, 1], got {v!r}")
 
 
 def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,
@@ -69,7 +81,10 @@ def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, dept
     return np.array(out, dtype=np.int64)
 
 
-def _sample_range(rng: np.random.Generator) -> tuple[float, float]:
+def _sample_range(rng: np.random.Generator, offset_share: float = 0.0) -> tuple[float, float]:
+    if offset_share and rng.random() < offset_share:
+        lo = rng.uniform(1.5, 7.0)
+        return lo, lo * (1.0 + rng.uniform(0.1, 0.6))
     u = rng.random()
     if u < 0.4:
         a = rng.uniform(1.0, 5.0)
@@ -94,7 +109,7 @@ def fingerprint(tree, consts, basis: Basis, m: int):
 
 
 def draw_formulas(basis_names, seed, n, max_depth, max_size, n_points, n_variables, depth_decay,
-                    min_size):
+                  min_size, offset_share: float = 0.0, noisy_share: float = 0.0):
     basis = Basis(basis_names)
     rng = np.random.default_rng(seed)
     trees, consts, data, prints = [], [], [], []
@@ -115,13 +130,15 @@ def draw_formulas(basis_names, seed, n, max_depth, max_size, n_points, n_variabl
         if not used:
             continue
         n_pts = n_points if isinstance(n_points, int) else int(rng.integers(n_points[0], n_points[1] + 1))
-        ranges = [_sample_range(rng) for _ in range(m)]
+        ranges = [_sample_range(rng, offset_share) for _ in range(m)]
         X = np.column_stack([rng.uniform(lo, hi, n_pts) for lo, hi in ranges])
         y = evaluate(t, basis, X, cs)
         if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > MAX_TARGET:
             continue
         if np.std(y) <= 1e-8 * (1.0 + np.mean(np.abs(y))):
             continue
+        if noisy_share and rng.random() < noisy_share:
+            y = y + rng.normal(0.0, NOISE_LEVELS[rng.integers(len(NOISE_LEVELS))] * np.sqrt(np.mean(y**2)), len(y))
         trees.append(t)
         consts.append(cs)
         data.append((X, y))
