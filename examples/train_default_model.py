@@ -47,7 +47,7 @@ def main() -> None:
         corpus = Corpus.load(args.corpus)
     else:
         corpus = generate_corpus(basis, args.n, random_state=args.seed, n_variables=(1, 3), n_jobs=args.jobs,
-                                 offset_share=args.offset_share, noisy_share=args.noisy_share)
+                                 offset_share=args.offset_share, noisy_share=args.noisy_share, progress=_report(t))
         if args.corpus:
             corpus.save(args.corpus)
     print(f"corpus: {len(corpus)} formulas in {time.perf_counter() - t:.0f} s", flush=True)
@@ -62,6 +62,17 @@ def main() -> None:
     print(f"wrote {args.output} ({args.output.stat().st_size / 1e6:.1f} MB)")
 
 
+def _report(t0: float):
+    """Print the corpus's progress about every 5 % (a long run shows where it is)."""
+    last = [0.0]
+
+    def report(done: int, total: int) -> None:
+        if done >= total or done >= last[0] + 0.05 * total:
+            last[0] = done
+            print(f"  {done:,} / {total:,} formulas, {time.perf_counter() - t0:.0f} s", flush=True)
+    return report
+
+
 def _streamed(args) -> None:
     from superpos.structure.corpus import corpus_length, write_corpus
     from superpos.structure.streaming import fit_streamed
@@ -70,7 +81,8 @@ def _streamed(args) -> None:
     t = time.perf_counter()
     if not (args.stream / "manifest.json").exists():
         write_corpus(args.stream, basis, args.n, shard_size=20_000, random_state=args.seed, n_variables=(1, 3),
-                     n_jobs=args.jobs, offset_share=args.offset_share, noisy_share=args.noisy_share)
+                     n_jobs=args.jobs, offset_share=args.offset_share, noisy_share=args.noisy_share,
+                     progress=_report(t))
     print(f"corpus: {corpus_length(args.stream)} formulas in {time.perf_counter() - t:.0f} s", flush=True)
     t = time.perf_counter()
     model = StructurePredictor(basis=basis, random_state=args.seed, n_jobs=args.jobs,

@@ -298,3 +298,37 @@ def test_phases_are_wrapped_into_one_period():
     np.testing.assert_allclose(f(X), np.cos(X + 31 / 9) + 2 * np.sin(3 * X - 7) + np.sin(X + 1), atol=1e-12)
     phases = [a.as_coeff_Add()[0] for a in e.atoms(sympy.sin, sympy.cos) for a in [a.args[0]]]
     assert all(abs(float(c)) <= np.pi for c in phases) and sympy.Integer(1) in phases  # sin(x1 + 1) as it was
+
+
+def test_correlated_constants_snap_together():
+    """x^4 - x^3 on [0, 1] under 1 % noise: the two fitted constants move together (1.002,
+    -1.001), so neither fixed alone at +-1 passes the likelihood-ratio test, both together do;
+    a law whose constants are 3 % off keeps them."""
+    B1 = Basis.default(1)
+    t = from_string("add(mul(c, pow2(pow2(x1))), mul(c, pow3(x1)))", B1)
+    rng = np.random.default_rng(39)
+    X = rng.uniform(0, 1, (20, 1))
+    for truth, snapped in (((1.0, -1.0), True), ((1.03, -0.97), False)):
+        y0 = truth[0] * X[:, 0] ** 4 + truth[1] * X[:, 0] ** 3
+        y = y0 + np.random.default_rng(39).normal(0, 0.01 * np.sqrt(np.mean(y0**2)), 20)
+        c = refit_constants(t, B1, X, y, [1.0, -1.0], n_starts=1, max_iter=50, seed=0)
+        assert np.all(np.abs(c) != 1.0)
+        assert (snap_constants(t, B1, X, y, c).tolist() == [1.0, -1.0]) == snapped
+
+
+def test_pi_multiples_snap_and_render():
+    from superpos.core.constants import pi_multiple, simple_values
+
+    assert pi_multiple(1 / (4 * np.pi), 1e-9) == 1 / (4 * sympy.pi)
+    assert pi_multiple(-np.pi / 2, 1e-9) == -sympy.pi / 2
+    assert pi_multiple(1 / np.sqrt(2 * np.pi), 1e-9) == 1 / sympy.sqrt(2 * sympy.pi)
+    assert pi_multiple(0.892, 1e-3) is None  # 14/(5 pi) = 0.8913 is not offered
+    assert 4 * np.pi in simple_values(12.5664) and all(isinstance(q, float) for q in simple_values(0.399))
+    x = sympy.Symbol("x1", real=True)
+    assert round_constants(0.0795774715459477 * x, digits=12, keep_floats=True) == x / (4 * sympy.pi)
+    assert round_constants(0.0796 * x, digits=3) == sympy.Rational(199, 2500) * x  # 3 digits: no pi
+    # exact data: a fitted 4 pi snaps to it (within 1e-5), and 12.6 does not
+    t = from_string("mul(c, x1)", B2)
+    X = np.linspace(1, 3, 30)[:, None]
+    assert snap_constants(t, B2, X, 4 * np.pi * X[:, 0], [4 * np.pi * (1 + 1e-9)])[0] == 4 * np.pi
+    assert snap_constants(t, B2, X, 12.6 * X[:, 0], [12.6])[0] == 12.6

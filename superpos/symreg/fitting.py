@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.basis import Basis, builtin_function
+from ..core.constants import simple_values
 from ..core.numeric import nmse
 from ..core.tree import evaluate, subtree_ends
 from ..exceptions import SuperposError
@@ -183,7 +184,8 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     constant fixed, Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %), with
     sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors
     and 2 % (0 needs only the three standard errors: an insignificant term);
-    simpler values are tried first. Fixing a constant at 0 drops its term when sympy renders
+    simpler values are tried first; constants that pass alone but not one at a time are then
+    tried together (chi-square with as many degrees of freedom). Fixing a constant at 0 drops its term when sympy renders
     the formula (no term smaller than the noise)."""
     from .uncertainty import noise_variance, standard_errors
 
@@ -207,7 +209,7 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
         v = c[j]
         if not np.isfinite(v):
             continue
-        for q in _simple_values(v, max_denominator):
+        for q in simple_values(v, max_denominator):
             close = abs(q - v) <= rtol * max(abs(v), 1e-3)
             # within three standard errors, and (but for dropping an insignificant term) within
             # 2 %: the residuals of a wrong formula would pass for noise and snap anything
@@ -220,24 +222,30 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
             if (close and e <= exact_tol) or (plausible and e - cur <= stat_tol):
                 c, cur = trial, e
                 break
-    return c
+    return _snapped_together(c, cur, sse, se, s2, max_denominator)
 
 
-def _simple_values(v: float, max_denominator: int) -> list[float]:
-    """Candidate simple values near v, simplest first: 0, integers, small fractions written with
-    at most 3 digits (5/12, 28/3; not 69/11 or 13/12, which say no more than 6.27 or 1.08), short
-    decimals."""
-    from fractions import Fraction
+_CHI2_95 = (3.84, 5.99, 7.81, 9.49, 11.07, 12.59, 14.07, 15.51, 16.92, 18.31)
+"""The 95 % quantiles of chi-square with 1..10 degrees of freedom."""
 
-    out = [0.0, float(round(v))]
-    if abs(v) < 10:  # beyond 10 only integers: the grid of small fractions is too fine to mean anything
-        for f in (Fraction(v).limit_denominator(d) for d in (2, 3, 4, 6, max_denominator)):
-            if len(str(abs(f.numerator))) + len(str(f.denominator)) <= 3:
-                out.append(float(f))
-    out += [float(f"{v:.{d}g}") for d in (1, 2, 3)]
-    seen, uniq = set(), []
-    for q in out:
-        if q not in seen:
-            seen.add(q)
-            uniq.append(q)
-    return uniq
+
+def _snapped_together(c: np.ndarray, cur: float, sse, se: np.ndarray, s2: float, max_denominator: int) -> np.ndarray:
+    """Noisy data: the constants that each lie within three standard errors and 2 % of a simple
+    value but could not be snapped one at a time (their errors are correlated: 0.99 x^4 -
+    0.99 x^3, where either alone fixed at 1 misfits) snapped all at once, when the
+    likelihood-ratio test with k degrees of freedom accepts: Delta SSE / sigma^2 <= chi2_k(95 %)."""
+    if not (np.isfinite(s2) and s2 > 0):
+        return c
+    trial, moved = c.copy(), 0
+    for j, v in enumerate(c):
+        if not (np.isfinite(v) and np.isfinite(se[j])):
+            continue
+        for q in simple_values(v, max_denominator):
+            if q != v and abs(q - v) <= 3.0 * se[j] and abs(q - v) <= 0.02 * abs(v):
+                trial[j], moved = q, moved + 1
+                break
+            if q == v:
+                break  # already simple
+    if not 2 <= moved <= len(_CHI2_95):
+        return c
+    return trial if sse(trial) - cur <= _CHI2_95[moved - 1] * s2 else c

@@ -8,6 +8,8 @@ import threading
 import numpy as np
 import sympy
 
+from ..core.constants import pi_multiple
+
 __all__ = ["round_constants", "wrapped_phases", "simplify_capped", "clean_constants", "distinct_formulas",
            "rename_variables"]
 
@@ -60,7 +62,9 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
 def round_constants(expr: sympy.Expr, digits: int = 3, max_denominator: int = 12,
                     keep_floats: bool = False) -> sympy.Expr:
     """Floats within ``digits`` significant digits of a small rational (denominator <=
-    ``max_denominator``) become that rational; the others become the exact rational of
+    ``max_denominator``) become that rational, from 6 digits on also those of a simple
+    multiple of a power of pi (1/(4 pi), :func:`~superpos.core.constants.pi_multiple`); the
+    others become the exact rational of
     their value rounded to ``digits`` significant digits, or stay as they are when
     ``keep_floats``."""
     def fix(f):
@@ -72,6 +76,9 @@ def round_constants(expr: sympy.Expr, digits: int = 3, max_denominator: int = 12
         q = sympy.Rational(v).limit_denominator(max_denominator)
         if abs(float(q) - v) <= 0.5 * 10.0 ** (1 - digits) * abs(v):
             return q
+        p = pi_multiple(v, 0.5 * 10.0 ** (1 - digits)) if digits >= 6 else None
+        if p is not None:
+            return p
         return f if keep_floats else sympy.Rational(f"{v:.{digits}g}")
 
     return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})

@@ -1,0 +1,75 @@
+"""Simple values a fitted constant may stand for: 0, integers, small fractions, small
+rational multiples of powers of pi (the laws of physics are full of 4 pi, 1/(2 pi) and
+1/sqrt(2 pi)), short decimals. Constant snapping and the rendering of formulas share them."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+__all__ = ["simple_values", "pi_multiple"]
+
+_PI_POWERS = (
+    (sympy.pi, np.pi),
+    (1 / sympy.pi, 1 / np.pi),
+    (sympy.pi**2, np.pi**2),
+    (1 / sympy.pi**2, 1 / np.pi**2),
+    (sympy.sqrt(2 * sympy.pi), np.sqrt(2 * np.pi)),
+    (1 / sympy.sqrt(2 * sympy.pi), 1 / np.sqrt(2 * np.pi)),
+)
+
+
+def _short_fraction(v: float, max_denominator: int, denominators=None) -> list[Fraction]:
+    """Fractions near v written with at most 3 digits (5/12, 28/3; not 69/11 or 13/12, which
+    say no more than 6.27 or 1.08)."""
+    out = []
+    for d in denominators or (max_denominator,):
+        f = Fraction(v).limit_denominator(d)
+        if f and len(str(abs(f.numerator))) + len(str(f.denominator)) <= 3:
+            out.append(f)
+    return out
+
+
+_PI_FACTORS = sorted({Fraction(a, b) for a in (1, 2, 3, 4, 8) for b in (1, 2, 3, 4, 8)})
+"""The fractions that multiply a power of pi: 4 pi, pi/2, 4 pi/3, 1/(8 pi), not 14/(5 pi)."""
+
+
+def _pi_candidates(v: float) -> list[tuple[float, sympy.Expr]]:
+    """f p within 2 % of v, f in ``_PI_FACTORS`` (or its negative), p a power of pi."""
+    out = []
+    for sym, num in _PI_POWERS:
+        r = abs(v) / num
+        f = min(_PI_FACTORS, key=lambda f: abs(float(f) - r))
+        if abs(float(f) - r) <= 0.02 * r:
+            s = 1 if v > 0 else -1
+            out.append((float(s * float(f) * num), s * sympy.Rational(f.numerator, f.denominator) * sym))
+    return out
+
+
+def pi_multiple(v: float, rtol: float) -> sympy.Expr | None:
+    """f p within ``rtol`` of v (relative), f a fraction of 1, 2, 3, 4, 8 and p a power of pi
+    (pi, 1/pi, pi^2, 1/pi^2, sqrt(2 pi), 1/sqrt(2 pi)), the first in that order; else None."""
+    if not np.isfinite(v) or v == 0:
+        return None
+    for q, expr in _pi_candidates(v):
+        if abs(q - v) <= rtol * abs(v):
+            return expr
+    return None
+
+
+def simple_values(v: float, max_denominator: int = 12) -> list[float]:
+    """Candidate simple values near v, simplest first: 0, the nearest integer, short fractions,
+    short fractions times a power of pi, decimals of 1-3 significant digits."""
+    out = [0.0, float(round(v))]
+    if abs(v) < 10:  # beyond 10 only integers: the grid of small fractions is too fine to mean anything
+        out += [float(f) for f in _short_fraction(v, max_denominator, (2, 3, 4, 6, max_denominator))]
+    if v != 0 and np.isfinite(v):
+        out += [q for q, _ in _pi_candidates(v)]
+    out += [float(f"{v:.{d}g}") for d in (1, 2, 3)] if np.isfinite(v) else []
+    seen, uniq = set(), []
+    for q in out:
+        if q not in seen:
+            seen.add(q)
+            uniq.append(q)
+    return uniq
