@@ -170,3 +170,29 @@ def test_features_distinguish_formulas():
 def test_features_reject_bad_data(X, y):
     with pytest.raises(SuperposError):
         DatasetFeatures().fit().transform([(X, y)])
+
+
+def test_runaway_call_is_capped():
+    """The corpus rejects a draw whose canonical form runs away (a stalled corpus, before);
+    the cap raises in the main thread and is off elsewhere."""
+    import threading
+    import time
+
+    from superpos.core.timecap import CapExceeded, capped
+
+    def spin():
+        end = time.perf_counter() + 5.0
+        while time.perf_counter() < end:
+            pass
+        return "finished"
+
+    t0 = time.perf_counter()
+    with pytest.raises(CapExceeded):
+        capped(spin, 0.2)
+    assert time.perf_counter() - t0 < 2.0
+    assert capped(lambda: 3, 0.2) == 3
+    out = []
+    th = threading.Thread(target=lambda: out.append(capped(lambda: "uncapped", 0.01)))
+    th.start()
+    th.join()
+    assert out == ["uncapped"]

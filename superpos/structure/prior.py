@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.basis import Basis
 from ..core.symbolic import canonicalize
+from ..core.timecap import CapExceeded, capped
 from ..core.tree import evaluate, tree_depth
 from ..exceptions import NotRepresentable, SuperposError
 from .schema import MAX_DEPTH, MAX_SIZE
@@ -26,6 +27,10 @@ __all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TA
 
 MAX_TARGET = 1e6
 """Largest |y| of an accepted training formula."""
+
+CANONICAL_SECONDS = 2.0
+"""A draw whose canonical form takes sympy longer is rejected (one sqrt of a long product ran
+for minutes and stalled the corpus; ordinary draws take milliseconds)."""
 
 NOISE_LEVELS = (0.001, 0.01, 0.1)
 """SRBench's noise levels gamma: y + N(0, gamma * rms(y)) (La Cava et al. 2021)."""
@@ -120,9 +125,9 @@ def draw_formulas(basis_names, seed, n, max_depth, max_size, n_points, n_variabl
         raw = sample_tree(basis, rng, max_depth, depth_decay, m)
         c = [_sample_constant(rng) for _ in range(int(np.sum(raw == basis.constant)))]
         try:
-            t, cs = canonicalize(raw, basis, c)
-        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-            continue  # sympy's own limits on exotic expressions also reject the draw
+            t, cs = capped(lambda: canonicalize(raw, basis, c), CANONICAL_SECONDS)
+        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError, CapExceeded):
+            continue  # sympy's own limits on exotic expressions also reject the draw, as does a runaway
         cs = np.array([float(v) for v in cs], dtype=np.float64)
         if not (min_size <= t.size <= max_size) or tree_depth(t, basis.arities) > max_depth:
             continue

@@ -2,20 +2,14 @@
 simplification under a wall-clock cap (sympy can spin for minutes on odd input)."""
 from __future__ import annotations
 
-import signal
-import threading
-
 import numpy as np
 import sympy
 
 from ..core.constants import pi_multiple
+from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "simplify_capped", "clean_constants", "distinct_formulas",
            "rename_variables"]
-
-
-class _Timeout(Exception):
-    pass
 
 
 def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
@@ -34,26 +28,14 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         kind = type(next(iter(trig)))
         hidden = (sympy.Function(f"_{kind.__name__}_"), kind)
         e = e.replace(kind, hidden[0])
-    out = e
-    usable = (seconds > 0 and threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-              and signal.getitimer(signal.ITIMER_REAL)[0] == 0)  # never disturb a caller's own timer
-    if usable:
-        def _alarm(signum, frame):
-            raise _Timeout()
-
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            out = sympy.simplify(e)
-            if sympy.count_ops(out) > sympy.count_ops(e):
-                out = e
-        except _Timeout:
+    try:
+        out = capped(lambda: sympy.simplify(e), seconds) if cap_available(seconds) else e
+        if sympy.count_ops(out) > sympy.count_ops(e):
             out = e
-        except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
-            out = e
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+    except CapExceeded:
+        out = e
+    except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
+        out = e
     if hidden is not None:
         out = out.replace(*hidden)
     return out.xreplace(back) if back else out
