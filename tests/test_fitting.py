@@ -332,3 +332,17 @@ def test_pi_multiples_snap_and_render():
     X = np.linspace(1, 3, 30)[:, None]
     assert snap_constants(t, B2, X, 4 * np.pi * X[:, 0], [4 * np.pi * (1 + 1e-9)])[0] == 4 * np.pi
     assert snap_constants(t, B2, X, 12.6 * X[:, 0], [12.6])[0] == 12.6
+
+
+def test_pi_multiples_need_a_sharp_constant():
+    """A slope known to 0.2 % snaps to 3/(2 pi); the same value on a noisy table (standard
+    error of several %) does not: there one constant in ten lies that close to some multiple."""
+    t = from_string("add(mul(c, x1), c)", B2)
+    rng = np.random.default_rng(0)
+    X = rng.uniform(1, 5, (60, 1))
+    A = np.c_[X[:, 0], np.ones(60)]
+    for noise, is_pi in ((0.0003, True), (0.3, False)):
+        y = 3 / (2 * np.pi) * X[:, 0] + 1.3 + rng.normal(0, noise, 60)
+        c = np.linalg.lstsq(A, y, rcond=None)[0]
+        c[0] = 3 / (2 * np.pi) * (1 + 1e-4)
+        assert (snap_constants(t, B2, X, y, c)[0] == 3 / (2 * np.pi)) == is_pi

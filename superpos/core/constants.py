@@ -58,13 +58,13 @@ def pi_multiple(v: float, rtol: float) -> sympy.Expr | None:
     return None
 
 
-def simple_values(v: float, max_denominator: int = 12) -> list[float]:
+def simple_values(v: float, max_denominator: int = 12, pi: bool = True) -> list[float]:
     """Candidate simple values near v, simplest first: 0, the nearest integer, short fractions,
-    short fractions times a power of pi, decimals of 1-3 significant digits."""
+    (with ``pi``) short fractions times a power of pi, decimals of 1-3 significant digits."""
     out = [0.0, float(round(v))]
     if abs(v) < 10:  # beyond 10 only integers: the grid of small fractions is too fine to mean anything
         out += [float(f) for f in _short_fraction(v, max_denominator, (2, 3, 4, 6, max_denominator))]
-    if v != 0 and np.isfinite(v):
+    if pi and v != 0 and np.isfinite(v):
         out += [q for q, _ in _pi_candidates(v)]
     out += [float(f"{v:.{d}g}") for d in (1, 2, 3)] if np.isfinite(v) else []
     seen, uniq = set(), []
