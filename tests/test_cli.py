@@ -60,6 +60,19 @@ def test_generate_fit_evaluate_round_trip(model_file):
     assert bad.exit_code != 0 and bad.output.startswith("error: ") and "decision" in bad.output
 
 
+def test_generate_with_the_measured_prior(tmp_path):
+    from superpos.structure.corpus import Corpus
+
+    out = tmp_path / "m.npz"
+    r = runner.invoke(app, ["generate", str(out), "--n", "40", "--offset-share", "1", "--noisy-share", "0.5",
+                            "--quiet"])
+    assert r.exit_code == 0, r.output
+    X, _ = Corpus.load(out).dataset(0)
+    assert X.min() >= 1.5 and X.max() / X.min() <= 1.6
+    bad = runner.invoke(app, ["generate", str(tmp_path / "b.npz"), "--n", "10", "--noisy-share", "2", "--quiet"])
+    assert bad.exit_code != 0 and bad.output.startswith("error: ") and "noisy_share" in bad.output
+
+
 def test_generate_to_a_folder_shows_progress_and_fit_reads_it(tmp_path):
     from superpos.structure.corpus import Corpus
 

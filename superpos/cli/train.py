@@ -37,6 +37,8 @@ def generate(
     seed: int = typer.Option(0, help="random seed"),
     jobs: int = typer.Option(1, "--jobs", help="parallel workers"),
     shard_size: int = typer.Option(50_000, help="formulas per shard when OUTPUT is a folder"),
+    offset_share: float = typer.Option(0.0, help="share of input ranges narrow and far from zero (offsets)"),
+    noisy_share: float = typer.Option(0.0, help="share of targets with SRBench noise (gamma 0.001, 0.01, 0.1)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Generate a corpus of random formulas and their data sets. An OUTPUT without the .npz
@@ -48,7 +50,7 @@ def generate(
     from ..structure.prior import check_prior
 
     b = basis_from_option(names, n_variables)
-    check_prior(b, n, max_depth, max_size, 1, (20, 200), (1, n_variables), 0.75)
+    check_prior(b, n, max_depth, max_size, 1, (20, 200), (1, n_variables), 0.75, offset_share, noisy_share)
     if jobs < 1 or shard_size < 1:
         raise SuperposError("--jobs and --shard-size must be at least 1")
     if output.suffix.lower() == ".npz":
@@ -56,7 +58,7 @@ def generate(
     t = time.perf_counter()
     with progress_bars(quiet) as update:
         kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
-                  n_variables=(1, n_variables), progress=lambda d, total: update("formulas", d, total))
+                  n_variables=(1, n_variables), offset_share=offset_share, noisy_share=noisy_share, progress=lambda d, total: update("formulas", d, total))
         if output.suffix.lower() == ".npz":
             generate_corpus(b, n, **kw).save(output)
         else:
