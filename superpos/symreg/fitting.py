@@ -183,10 +183,11 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     0.1 % (or 1e-10). Noisy data: a likelihood-ratio test of the nested formula with that
     constant fixed, Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %), with
     sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors
-    and 2 % (0 needs only the three standard errors: an insignificant term);
-    simpler values are tried first, multiples of pi only for constants known to 0.2 %; constants that pass alone but not one at a time are then
-    tried together (chi-square with as many degrees of freedom). Fixing a constant at 0 drops its term when sympy renders
-    the formula (no term smaller than the noise)."""
+    and 2 % (10 % where the formula explains 99 % of the variance; 0 needs only the three
+    standard errors: an insignificant term); simpler values are tried first, multiples of pi
+    only for constants known to 0.2 %. Constants that pass alone but not one at a time are then
+    tried together (chi-square with as many degrees of freedom). Fixing a constant at 0 drops
+    its term when sympy renders the formula (no term smaller than the noise)."""
     from .uncertainty import noise_variance, standard_errors
 
     y = np.asarray(y, dtype=np.float64).ravel()
@@ -205,24 +206,36 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     s2 = noise_variance(tree, basis, X, y, c)
     se = standard_errors(tree, basis, X, y, c) if np.isfinite(s2) and s2 > 0 else np.zeros(c.size)
     stat_tol = 3.84 * s2 if np.isfinite(s2) else 0.0
+    # a value within three standard errors, and (but for dropping an insignificant term) within
+    # 2 %: the residuals of a wrong formula would pass for noise and snap anything; 10 % where the
+    # formula explains 99 % of the variance (a law measured with noise, not a noisy table)
+    cap = 0.1 if cur <= 0.01 * float(np.sum((y - y.mean()) ** 2)) else 0.02
+
+    def plausible(j: int, q: float) -> bool:
+        return bool(np.isfinite(se[j]) and abs(q - c0[j]) <= 3.0 * se[j]
+                    and (q == 0 or abs(q - c0[j]) <= cap * abs(c0[j])))
+
+    c0 = c.copy()
     for j in range(c.size):
         v = c[j]
         if not np.isfinite(v):
             continue
         for q in simple_values(v, max_denominator, pi=_sharp(se[j], v)):
             close = abs(q - v) <= rtol * max(abs(v), 1e-3)
-            # within three standard errors, and (but for dropping an insignificant term) within
-            # 2 %: the residuals of a wrong formula would pass for noise and snap anything
-            plausible = np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j] and (q == 0 or abs(q - v) <= 0.02 * abs(v))
-            if q == v or not (close or plausible):
+            ok = plausible(j, q)
+            if q == v or not (close or ok):
                 continue
             trial = c.copy()
             trial[j] = q
             e = sse(trial)
-            if (close and e <= exact_tol) or (plausible and e - cur <= stat_tol):
+            if (close and e <= exact_tol) or (ok and e - cur <= stat_tol):
                 c, cur = trial, e
                 break
-    return _snapped_together(c, cur, sse, se, s2, max_denominator)
+    if not (np.isfinite(s2) and s2 > 0):
+        return c
+    options = [[q for q in simple_values(v, max_denominator, pi=_sharp(se[j], v)) if q != v and plausible(j, q)][:3]
+               if np.isfinite(v) and v == c0[j] else [] for j, v in enumerate(c)]
+    return _snapped_together(c, cur, sse, options, s2)
 
 
 def _sharp(se: float, v: float) -> bool:
@@ -235,24 +248,33 @@ def _sharp(se: float, v: float) -> bool:
 _CHI2_95 = (3.84, 5.99, 7.81, 9.49, 11.07, 12.59, 14.07, 15.51, 16.92, 18.31)
 """The 95 % quantiles of chi-square with 1..10 degrees of freedom."""
 
+_MAX_COMBINATIONS = 256
+"""Joint snapping tries at most this many combinations, simplest first."""
 
-def _snapped_together(c: np.ndarray, cur: float, sse, se: np.ndarray, s2: float, max_denominator: int) -> np.ndarray:
-    """Noisy data: the constants that each lie within three standard errors and 2 % of a simple
-    value but could not be snapped one at a time (their errors are correlated: 0.99 x^4 -
-    0.99 x^3, where either alone fixed at 1 misfits) snapped all at once, when the
-    likelihood-ratio test with k degrees of freedom accepts: Delta SSE / sigma^2 <= chi2_k(95 %)."""
-    if not (np.isfinite(s2) and s2 > 0):
+
+def _snapped_together(c: np.ndarray, cur: float, sse, options: list[list[float]], s2: float) -> np.ndarray:
+    """Noisy data: constants that each lie close enough to a simple value (``options[j]``, up
+    to 3, simplest first) but could not be snapped one at a time, because their errors are
+    correlated (0.99 x^4 - 0.99 x^3: either alone fixed at 1 misfits; 1.2367 x^2 + 3.504 x for
+    1.24 x^2 + 3.48 x), snapped together: the simplest combination of at least two that the
+    likelihood-ratio test with k moved constants accepts, Delta SSE / sigma^2 <= chi2_k(95 %)."""
+    import itertools
+
+    movable = [j for j, o in enumerate(options) if o]
+    if len(movable) < 2:
         return c
-    trial, moved = c.copy(), 0
-    for j, v in enumerate(c):
-        if not (np.isfinite(v) and np.isfinite(se[j])):
-            continue
-        for q in simple_values(v, max_denominator, pi=_sharp(se[j], v)):
-            if q != v and abs(q - v) <= 3.0 * se[j] and abs(q - v) <= 0.02 * abs(v):
-                trial[j], moved = q, moved + 1
-                break
-            if q == v:
-                break  # already simple
-    if not 2 <= moved <= len(_CHI2_95):
-        return c
-    return trial if sse(trial) - cur <= _CHI2_95[moved - 1] * s2 else c
+    movable = movable[:len(_CHI2_95)]
+    choices = [[None] + options[j] for j in movable]  # None keeps the fitted value
+    combos = []
+    for pick in itertools.product(*[range(len(ch)) for ch in choices]):
+        moved = sum(k > 0 for k in pick)
+        if moved >= 2:
+            combos.append((sum(k if k else len(choices[i]) for i, k in enumerate(pick)), -moved, pick))
+    for _, neg_moved, pick in sorted(combos)[:_MAX_COMBINATIONS]:
+        trial = c.copy()
+        for i, k in enumerate(pick):
+            if k:
+                trial[movable[i]] = choices[i][k]
+        if sse(trial) - cur <= _CHI2_95[-neg_moved - 1] * s2:
+            return trial
+    return c
