@@ -212,3 +212,18 @@ def test_exact_recovery_on_the_problems_domain():
     assert not is_exact_recovery(pred, true, pos)
     assert not is_exact_recovery("x1*sqrt(Abs(x3/(x2 - x3)))", true, pos, domain=dom)
     assert not is_exact_recovery("-" + pred, true, pos, domain=dom)  # equal squares, other sign
+
+
+def test_classic_one_input_laws_with_scale_constants():
+    """Arrhenius in kelvin and in degrees C (the offset law), which the model's trees do not
+    reach: before, a degree-6 polynomial and x - 150 + 224/(exp(0.0077 x) + 0.376) won."""
+    rng = np.random.default_rng(0)
+    T = rng.uniform(0, 100, (100, 1))
+    y = 3e3 * np.exp(-1500 / (T[:, 0] + 273.15))
+    x = sympy.Symbol("x1", real=True)
+    for X, truth in ((T + 273.15, 3000 * sympy.exp(-1500 / x)), (T, 3000 * sympy.exp(-1500 / (x + 273.15)))):
+        reg = SuperposRegressor(random_state=0).fit(X, y)
+        grid = np.linspace(X.min(), X.max(), 7)
+        assert reg.tree_.size <= 10  # c exp(c / (c x + c)): the law, not a long twin
+        np.testing.assert_allclose([float(reg.expr_.subs(x, v)) for v in grid],
+                                   [float(truth.subs(x, v)) for v in grid], rtol=1e-6)

@@ -20,7 +20,7 @@ starts fast.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import sympy
@@ -38,6 +38,7 @@ from .render import round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
+from .laws import law_trees
 from .settings import FormulaSettings
 from .terms import sum_trees
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
@@ -205,18 +206,25 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
 def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
                seed: int) -> list[Candidate]:
     """``cands`` joined by the sums of library terms that sparse fits on the fitting points
-    propose (:func:`~superpos.symreg.terms.sum_trees`), ranked after every other candidate so
-    that they win only on the data. The terms are those of the data in the decade the model
-    knows (:mod:`.units`; sin(x) of millimetres is no term), mapped back to the user's units."""
-    if _exact_first(cands):
-        return cands
+    propose (:func:`~superpos.symreg.terms.sum_trees`) and by the classic one-input laws
+    (:func:`~superpos.symreg.laws.law_trees`), ranked after every other candidate so that they
+    win only on the data. The terms are those of the data in the decade the model
+    knows (:mod:`.units`; sin(x) of millimetres is no term), mapped back to the user's units.
+    The laws are tried even after an exact candidate, which may be a long twin of one
+    (x - 150 + 224 / (exp(0.0077 x) + 0.376) for Arrhenius in degrees C); sums are not."""
     kx, ky = decade_scales(points.X, points.y)
     scaled = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
-    trees = sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis)
-    if not trees:
+    trees = [] if _exact_first(cands) else sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis)
+    laws = law_trees(scaled.X, basis)
+    if not (trees or laws):
         return cands
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
-    extra = fit_candidates([(len(cands) + r, floor, t) for r, t in enumerate(trees)], basis, scaled, settings, seed)
+    extra = fit_candidates([(len(cands) + r, floor, t) for r, t in enumerate(trees)], basis, scaled, settings,
+                           seed) if trees else []
+    # few trees, whose scale constants (exp(-15 / (x + 2.73))) need every start: no cheap screen
+    full = replace(settings, screen=(settings.n_starts, settings.lm_iterations))
+    extra += fit_candidates([(len(cands) + len(trees) + r, floor, t) for r, t in enumerate(laws)], basis, scaled,
+                            full, seed) if laws else []
     if kx.any() or ky:
         extra = _in_user_units(extra, basis, kx, ky, points, settings, seed, len(cands))
     rtol = settings.tie_tolerance(points.n_validation)

@@ -1,0 +1,43 @@
+"""Classic laws of one input with scale constants, which the structure model's trees reach
+rarely (its corpus has constants of order 1 and inputs of order 1-10): exponential growth or
+decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
+same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin), and
+saturation c x / (x + c) (Michaelis-Menten). Proposed for each input beside the model's
+candidates, fitted on the data brought into the model's decade and scored like any other.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.basis import Basis
+from ..core.tree import from_string
+from ..exceptions import NotRepresentable, SuperposError
+
+__all__ = ["law_trees"]
+
+_LAWS = (
+    "mul(c, exp(mul(c, {x})))",
+    "add(c, mul(c, exp(mul(c, {x}))))",
+    "mul(c, exp(div(c, {x})))",
+    "mul(c, exp(div(c, add({x}, c))))",
+    "div(mul(c, {x}), add({x}, c))",
+)
+_NEEDS = ("add", "mul", "div", "exp", "c")
+
+
+def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarray]:
+    """The trees of :data:`_LAWS` for each of the first ``max_inputs`` inputs of X (those that
+    vary); none over a basis without add, mul, div, exp and free constants."""
+    names = set(basis.to_list())
+    if not all(n in names for n in _NEEDS):
+        return []
+    out = []
+    for j in range(min(X.shape[1], max_inputs, basis.n_variables)):
+        if np.ptp(X[:, j]) <= 0:
+            continue
+        for law in _LAWS:
+            try:
+                out.append(from_string(law.format(x=basis.variables[j].name), basis))
+            except (SuperposError, NotRepresentable):
+                continue
+    return out
