@@ -233,8 +233,15 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
                 break
     if not (np.isfinite(s2) and s2 > 0):
         return c
-    options = [[q for q in simple_values(v, max_denominator, pi=_sharp(se[j], v)) if q != v and plausible(j, q)][:3]
-               if np.isfinite(v) and v == c0[j] else [] for j, v in enumerate(c)]
+    options = []  # per constant, the plausible values simpler than the one it has now (0.99 -> 1)
+    for j, v in enumerate(c):
+        simpler = []
+        for q in simple_values(c0[j], max_denominator, pi=_sharp(se[j], c0[j])) if np.isfinite(v) else []:
+            if q == v:
+                break
+            if plausible(j, q):
+                simpler.append(q)
+        options.append(simpler[:3])
     return _snapped_together(c, cur, sse, options, s2)
 
 
