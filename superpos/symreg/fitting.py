@@ -12,6 +12,8 @@ not suffer. The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..core.basis import Basis, builtin_function
@@ -210,12 +212,12 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     # 2 %: the residuals of a wrong formula would pass for noise and snap anything; 10 % where the
     # formula explains 99 % of the variance (a law measured with noise, not a noisy table)
     cap = 0.1 if cur <= 0.01 * float(np.sum((y - y.mean()) ** 2)) else 0.02
+    c0 = c.copy()
 
     def plausible(j: int, q: float) -> bool:
         return bool(np.isfinite(se[j]) and abs(q - c0[j]) <= 3.0 * se[j]
                     and (q == 0 or abs(q - c0[j]) <= cap * abs(c0[j])))
 
-    c0 = c.copy()
     for j in range(c.size):
         v = c[j]
         if not np.isfinite(v):
@@ -255,6 +257,9 @@ def _sharp(se: float, v: float) -> bool:
 _CHI2_95 = (3.84, 5.99, 7.81, 9.49, 11.07, 12.59, 14.07, 15.51, 16.92, 18.31)
 """The 95 % quantiles of chi-square with 1..10 degrees of freedom."""
 
+_MAX_JOINT = 7
+"""Joint snapping moves at most this many constants (4^7 combinations at most to order, 40 ms)."""
+
 _MAX_COMBINATIONS = 256
 """Joint snapping tries at most this many combinations, simplest first."""
 
@@ -262,15 +267,12 @@ _MAX_COMBINATIONS = 256
 def _snapped_together(c: np.ndarray, cur: float, sse, options: list[list[float]], s2: float) -> np.ndarray:
     """Noisy data: constants that each lie close enough to a simple value (``options[j]``, up
     to 3, simplest first) but could not be snapped one at a time, because their errors are
-    correlated (0.99 x^4 - 0.99 x^3: either alone fixed at 1 misfits; 1.2367 x^2 + 3.504 x for
-    1.24 x^2 + 3.48 x), snapped together: the simplest combination of at least two that the
+    correlated (0.99 x^4 - 0.99 x^3: either alone fixed at 1 misfits; 0.992 x^4 + 1.008 x^2
+    under 0.1 % noise), snapped together: the simplest combination of at least two that the
     likelihood-ratio test with k moved constants accepts, Delta SSE / sigma^2 <= chi2_k(95 %)."""
-    import itertools
-
-    movable = [j for j, o in enumerate(options) if o]
+    movable = [j for j, o in enumerate(options) if o][:_MAX_JOINT]
     if len(movable) < 2:
         return c
-    movable = movable[:len(_CHI2_95)]
     choices = [[None] + options[j] for j in movable]  # None keeps the fitted value
     combos = []
     for pick in itertools.product(*[range(len(ch)) for ch in choices]):
