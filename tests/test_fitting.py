@@ -369,3 +369,14 @@ def test_snapping_reaches_further_for_a_law_than_for_a_noisy_table():
     c = refit_constants(t, B, X, noisy, [1.0, 0.5], n_starts=1, max_iter=50, seed=0)
     assert abs(c[0] - 1.0) > 0.03
     assert snap_constants(t, B, X, noisy, c)[0] != 1.0
+
+
+def test_monic_denominators_put_offsets_in_user_units():
+    from superpos.symreg.render import monic_denominators
+
+    x = sympy.Symbol("x1", real=True)
+    out = monic_denominators(3000 * sympy.exp(-15 / (sympy.Float(0.01) * x + sympy.Float(2.7315))))
+    assert out.has(x + sympy.Float(273.15)) and sympy.Float(-1500.0) in out.atoms(sympy.Float)
+    np.testing.assert_allclose(float(out.subs(x, 20.0)), 3000 * np.exp(-1500 / 293.15), rtol=1e-12)
+    assert monic_denominators(1 / (2 * x + 1)) == 1 / (2 * x + 1)
+    assert monic_denominators(sympy.Float(3.1) * x / (x + 2)) == sympy.Float(3.1) * x / (x + 2)

@@ -34,7 +34,7 @@ from ..structure.shipped import load_predictor
 from .candidates import Candidate, Points, fit_candidates, structural_key, unique_trees
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
-from .render import round_constants, simplify_capped, wrapped_phases
+from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
@@ -149,8 +149,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     clock.lap("refit")
 
     report("simplifying")
-    expr = wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12, max_denominator=12,
-                                          keep_floats=True))
+    expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
+                                                             max_denominator=12, keep_floats=True)))
     expr = simplify_capped(expr, float(settings.simplify_seconds))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):

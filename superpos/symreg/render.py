@@ -8,7 +8,7 @@ import sympy
 from ..core.constants import pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
-__all__ = ["round_constants", "wrapped_phases", "simplify_capped", "clean_constants", "distinct_formulas",
+__all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants", "distinct_formulas",
            "rename_variables"]
 
 
@@ -80,6 +80,24 @@ def wrapped_phases(expr: sympy.Expr) -> sympy.Expr:
         return type(f)(rest + sympy.Float(w))
 
     return expr.replace(lambda e: isinstance(e, (sympy.sin, sympy.cos)), wrap)
+
+
+def monic_denominators(expr: sympy.Expr) -> sympy.Expr:
+    """Denominators linear in one input with a fitted (float) coefficient written with that
+    coefficient 1, the factor moved out: -15/(0.01 T + 2.7315) is -1500/(T + 273.15), the
+    offset in the user's units (a law found on data rescaled by powers of ten comes back with
+    the scales inside). Exact coefficients stay: 1/(2 x + 1) is not 1/(2 (x + 1/2))."""
+    def monic(p):
+        base = p.base
+        if not (p.exp == -1 and isinstance(base, sympy.Add) and len(base.free_symbols) == 1):
+            return p
+        x = next(iter(base.free_symbols))
+        a, b = base.coeff(x, 1), base.coeff(x, 0)
+        if not (a.is_Float and b.is_Number and a != 0 and a != 1) or sympy.expand(base - a * x - b) != 0:
+            return p
+        return sympy.Pow(x + b / a, -1) / a  # the Pow keeps sympy from distributing a over the sum again
+
+    return expr.replace(lambda e: isinstance(e, sympy.Pow), monic)
 
 
 def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9) -> sympy.Expr:
