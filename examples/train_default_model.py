@@ -12,7 +12,9 @@ to the prior (narrow input ranges far from zero, targets with SRBench's noise); 
 model has neither. A 200,000-formula model with 0.1 and 0.25 was measured against it and lost
 (README, "The shipped model"):
 
-    python examples/train_default_model.py --n 200000 --offset-share 0.1 --noisy-share 0.25 --output m200k.npz The same recipe trains your own model on your own basis:
+    python examples/train_default_model.py --n 200000 --offset-share 0.1 --noisy-share 0.25 --output m200k.npz
+
+The same recipe trains your own model on your own basis:
 generate a corpus, fit a StructurePredictor, save it.
 """
 from __future__ import annotations

@@ -58,7 +58,8 @@ def generate(
     t = time.perf_counter()
     with progress_bars(quiet) as update:
         kw = dict(random_state=seed, max_depth=max_depth, max_size=max_size, n_jobs=jobs,
-                  n_variables=(1, n_variables), offset_share=offset_share, noisy_share=noisy_share, progress=lambda d, total: update("formulas", d, total))
+                  n_variables=(1, n_variables), offset_share=offset_share, noisy_share=noisy_share,
+                  progress=lambda d, total: update("formulas", d, total))
         if output.suffix.lower() == ".npz":
             generate_corpus(b, n, **kw).save(output)
         else:

@@ -8,8 +8,8 @@ import sympy
 from ..core.constants import pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
-__all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants", "distinct_formulas",
-           "rename_variables"]
+__all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
+           "distinct_formulas", "rename_variables"]
 
 
 def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
