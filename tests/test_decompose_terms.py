@@ -131,7 +131,7 @@ def test_every_sum_tree_is_admissible_and_finite_at_the_data(seed, m, n):
 def test_laws_of_many_inputs_are_recovered(law, expected):
     import sympy
 
-    from superpos.core.symbolic import parse_formula
+    from superpos.core.formula import parse_formula
     from superpos.symreg.pipeline import find_formula
 
     X = np.random.default_rng(7).uniform(1, 5, (200, 6))

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from superpos.core.basis import Basis
-from superpos.core.symbolic import from_sympy, parse_formula
+from superpos.core.formula import parse_formula
+from superpos.core.symbolic import from_sympy
 from superpos.datasets.problems import Problem, is_exact_recovery, load_problems
 from superpos.exceptions import NotRepresentable, SuperposError
 

@@ -68,14 +68,14 @@ def test_units_do_not_change_a_law_of_three_inputs():
 def test_cross_validated_finalists_rank_a_tie_again():
     """A simpler formula tied on one split (a made-up error of 0.105 against 0.1) loses to the
     affine formula over both inputs once all points are cross-validated."""
-    from superpos.symreg.pipeline import _baselines
+    from superpos.symreg.laws import baseline_trees
     from superpos.symreg.selection import cross_validated_finalists
     from superpos.symreg.settings import FormulaSettings
 
     rng = np.random.default_rng(5)
     X = rng.uniform(1, 5, (200, 2))
     y = 2 * X[:, 0] + 0.5 * X[:, 1] + rng.normal(0, 0.1, 200)
-    simple, affine = from_string("add(mul(c, x1), c)", B2), _baselines(B2, 2)[0]
+    simple, affine = from_string("add(mul(c, x1), c)", B2), baseline_trees(B2, 2)[0]
     names = tuple(B2.to_list())
     cands = [Candidate(simple, names, 0.0, 0, np.array([2.2, 0.5]), 0.1, 0.105),
              Candidate(affine, names, -1.0, 1, np.array([0.0, 2.0, 0.5]), 0.1, 0.1)]

@@ -17,7 +17,8 @@ import numpy as np
 import sympy
 
 from ..core.basis import Basis
-from ..core.symbolic import parse_formula, to_sympy
+from ..core.formula import parse_formula
+from ..core.symbolic import to_sympy
 from ..exceptions import SuperposError
 from ..symreg.render import simplify_capped
 

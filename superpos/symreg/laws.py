@@ -1,4 +1,6 @@
-"""Classic laws of one input with scale constants, which the structure model's trees reach
+"""Fixed skeletons proposed beside the structure model's, ranked after its trees so that they
+win only on the data: the affine baselines (:func:`baseline_trees`), and the classic laws of one
+input with scale constants (:func:`law_trees`), which the structure model's trees reach
 rarely (its corpus has constants of order 1 and inputs of order 1-10): exponential growth or
 decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
 same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin), and
@@ -8,12 +10,14 @@ candidates, fitted on the data brought into the model's decade and scored like a
 from __future__ import annotations
 
 import numpy as np
+import sympy
 
 from ..core.basis import Basis
+from ..core.symbolic import from_sympy
 from ..core.tree import from_string
 from ..exceptions import NotRepresentable, SuperposError
 
-__all__ = ["law_trees"]
+__all__ = ["baseline_trees", "law_trees"]
 
 _LAWS = (
     "mul(c, exp(mul(c, {x})))",
@@ -40,4 +44,20 @@ def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarr
                 out.append(from_string(law.format(x=basis.variables[j].name), basis))
             except (SuperposError, NotRepresentable):
                 continue
+    return out
+
+
+def baseline_trees(basis: Basis, n_variables: int) -> list[np.ndarray]:
+    """The affine formula c + c x1 + ... + c xm over the data's inputs, always a candidate (the
+    fallback of noisy measurements, as in FFX), and each input alone times c plus c; ranked
+    after every decoded tree, so they win only on the data."""
+    xs = basis.variables[:n_variables]
+    exprs = [sympy.Symbol("c0") + sum(sympy.Symbol(f"c{j + 1}") * x for j, x in enumerate(xs))]
+    exprs += [sympy.Symbol("c0") + sympy.Symbol("c1") * x for x in xs] if n_variables > 1 else []
+    out = []
+    for e in exprs:
+        try:
+            out.append(from_sympy(e, basis)[0])
+        except NotRepresentable:  # a basis without add, mul or c
+            continue
     return out

@@ -38,7 +38,7 @@ from .render import monic_denominators, round_constants, simplify_capped, wrappe
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
-from .laws import law_trees
+from .laws import baseline_trees, law_trees
 from .settings import FormulaSettings
 from .terms import sum_trees
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
@@ -128,11 +128,11 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
             cands = _distinct(rank_candidates(cands + reduced, rtol), basis)
     else:
         cands = _wide_candidates(model, basis, points, shown, settings, seed, clock)
-    cands = _with_sums(cands, basis, points, settings, seed)
+    cands = _with_library(cands, basis, points, settings, seed)
     clock.lap("fit_candidates")
 
     if not _exact_first(cands):
-        affine = _baselines(basis, X.shape[1])[:1]
+        affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine)
     clock.lap("fit_candidates")
 
@@ -177,7 +177,7 @@ def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, set
     if not (cands and min(c.nmse_validation for c in cands) < _EXACT):
         cands += _reduced_candidates(model, basis, points, shown, settings, seed, clock, len(cands))
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
-    extra = [(len(cands) + r, floor, t) for r, t in enumerate(_baselines(basis, points.X.shape[1])
+    extra = [(len(cands) + r, floor, t) for r, t in enumerate(baseline_trees(basis, points.X.shape[1])
                                                                + power_law_trees(points.X, points.y, basis))]
     rtol = settings.tie_tolerance(points.n_validation)
     return _distinct(rank_candidates(cands + fit_candidates(extra, basis, points, settings, seed), rtol), basis)
@@ -203,7 +203,7 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
     return out
 
 
-def _with_sums(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
+def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
                seed: int) -> list[Candidate]:
     """``cands`` joined by the sums of library terms that sparse fits on the fitting points
     propose (:func:`~superpos.symreg.terms.sum_trees`) and by the classic one-input laws
@@ -368,32 +368,11 @@ def propose_skeletons(model, L: np.ndarray, n_variables: int, settings: FormulaS
     ``n_variables`` inputs, [(rank, log-likelihood + bonus, tree)], best first."""
     decoded = model.decode(L, settings.top_k, size_bonus=settings.candidate_bonus)
     floor = min((score for score, _ in decoded), default=0.0)
-    baselines = [(floor - 1.0, t) for t in _baselines(model.basis_, n_variables)]
+    baselines = [(floor - 1.0, t) for t in baseline_trees(model.basis_, n_variables)]
     ranked = unique_trees(decoded + baselines, model.basis_, n_variables)
     if not ranked:
         raise SuperposError("the model proposed no formula over this data's variables")
     return ranked
-
-
-def _baselines(basis: Basis, n_variables: int) -> list[np.ndarray]:
-    """The affine formula c + c x1 + ... + c xm over the data's inputs, always a candidate (the
-    fallback of noisy measurements, as in FFX), and each input alone times c plus c; ranked
-    after every decoded tree, so they win only on the data."""
-    import sympy as sp
-
-    from ..core.symbolic import from_sympy
-    from ..exceptions import NotRepresentable
-
-    xs = basis.variables[:n_variables]
-    exprs = [sp.Symbol("c0") + sum(sp.Symbol(f"c{j + 1}") * x for j, x in enumerate(xs))]
-    exprs += [sp.Symbol("c0") + sp.Symbol("c1") * x for x in xs] if n_variables > 1 else []
-    out = []
-    for e in exprs:
-        try:
-            out.append(from_sympy(e, basis)[0])
-        except NotRepresentable:  # a basis without add, mul or c
-            continue
-    return out
 
 
 def _exact_first(cands: list[Candidate]) -> bool:
