@@ -84,6 +84,58 @@ def test_cross_validated_finalists_rank_a_tie_again():
     assert np.array_equal(out[0].tree, affine) and out[0].nmse_validation < 0.01 < out[1].nmse_validation
 
 
+def test_paired_order_ties_only_what_the_points_cannot_tell_apart():
+    """A simpler formula whose held-out errors exceed the best's by the same 10 % on every
+    point loses (the paired difference has no spread); by 3 % it is practically equal and
+    wins as the simpler; so does one that differs by zero-mean scatter. On a noisy table
+    (errors near 1) practically equal is at most 0.01 of R^2."""
+    from superpos.symreg.selection import paired_order
+
+    rng = np.random.default_rng(0)
+    names = tuple(B2.to_list())
+    big = Candidate(from_string("add(mul(c, x1), mul(c, x2))", B2), names, 0.0, 0, np.ones(2), 0.1, 0.1)
+    small = Candidate(from_string("mul(c, x1)", B2), names, 0.0, 1, np.ones(1), 0.1, 0.1)
+    e = rng.exponential(1.0, 100)
+    e *= 0.1 / e.mean()
+    assert paired_order([big, small], np.vstack([e, e + 0.01])) == [0, 1]
+    assert paired_order([big, small], np.vstack([e, e + 0.003])) == [1, 0]
+    assert paired_order([big, small], np.vstack([10 * e, 10 * e + 0.03])) == [0, 1]
+    assert paired_order([big, small], np.vstack([10 * e, 10 * e + 0.008])) == [1, 0]
+    scatter = rng.normal(0, 0.2, 100)
+    assert paired_order([big, small], np.vstack([e, e + scatter - scatter.mean() + 0.01])) == [1, 0]
+    assert paired_order([big, small], np.vstack([e, np.full(100, np.inf)])) == [0, 1]
+    spike = np.zeros(20)
+    spike[7] = 10.0  # one point carries a 50 % larger error: the paired standard error is as large
+    assert paired_order([big, small], np.vstack([np.ones(20), 1 + spike])) == [1, 0]
+    assert paired_order([big, small], np.vstack([np.ones(20), 1 + spike]), rtol=np.sqrt(2 / 20)) == [0, 1]
+
+
+def test_per_point_cross_validated_errors_pool_to_the_cross_validated_error():
+    from superpos.symreg.settings import FormulaSettings
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(1, 5, (40, 2))
+    y = X[:, 0] * X[:, 1] + rng.normal(0, 0.3, 40)
+    points = Points.split(X, y, 0.25, rng, cross_validate_below=50)
+    trees = [from_string("mul(c, mul(x1, x2))", B2), from_string("add(c, mul(c, x1))", B2)]
+    inits = [np.ones(1), np.ones(2)]
+    pooled = points.cross_validated(trees, B2, inits, FormulaSettings(), 0)
+    per_point = points.cross_validated(trees, B2, inits, FormulaSettings(), 0, per_point=True)
+    assert per_point.shape == (2, 40) and np.allclose(per_point.mean(axis=1), pooled)
+
+
+def test_a_weak_but_real_slope_beats_the_constant():
+    """62 noisy points whose line explains about 10 % of the variance (a slope a t-test
+    finds): the relative tie rule let the constant win; the paired rule keeps the slope."""
+    from superpos import SuperposRegressor
+
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-0.1, 0.1, 62)
+    y = 43 - 150 * x + rng.normal(0, 25, 62)
+    r = SuperposRegressor(random_state=0).fit(x[:, None], y)
+    assert sympy.Symbol("x1", real=True) in r.expr_.free_symbols, r.expr_
+
+
 def test_noisy_constants_snap_within_the_noise_and_exact_ones_do_not_move():
     rng = np.random.default_rng(3)
     X = rng.uniform(-3, 3, (200, 2))

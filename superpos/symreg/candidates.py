@@ -119,18 +119,27 @@ class Points:
         """(X_fit, y_fit, X_val, y_val)."""
         return self.X[self.fit], self.y[self.fit], self.X[self.val], self.y[self.val]
 
-    def cross_validated(self, trees, basis: Basis, constants: list, settings: FormulaSettings, seed: int) -> np.ndarray:
+    def cross_validated(self, trees, basis: Basis, constants: list, settings: FormulaSettings, seed: int,
+                        per_point: bool = False) -> np.ndarray:
         """Per tree, the pooled held-out error over the folds (sum of squared errors on each
         fold's held-out points, refitted on the rest from ``constants``), normalised like the
-        validation error: SSE / (n error_scale(y))."""
+        validation error: SSE / (n error_scale(y)). With ``per_point``, the (trees, n) squared
+        held-out errors / error_scale(y) themselves, whose row means are those errors."""
         from ..core.numeric import error_scale
+        from ..core.tree import evaluate
 
         sse = np.zeros(len(trees))
+        err = np.zeros((len(trees), self.y.size)) if per_point else None
         for tr, te in self.folds:
             fits = fit_many(trees, basis, self.X[tr], self.y[tr], self.X[te], self.y[te], n_starts=1,
                             max_iter=settings.lm_iterations, init=constants, random_state=seed)
             sse += np.array([ev for _, _, ev in fits]) * error_scale(self.y[te]) * te.size
-        return sse / (self.y.size * error_scale(self.y))
+            for k, (tree, (c, _, _)) in enumerate(zip(trees, fits) if per_point else ()):
+                with np.errstate(all="ignore"):
+                    r2 = (self.y[te] - evaluate(tree, basis, self.X[te], c)) ** 2
+                err[k, te] = np.where(np.isfinite(r2), r2, np.inf)
+        scale = error_scale(self.y)
+        return err / scale if per_point else sse / (self.y.size * scale)
 
 
 _COMMUTATIVE = ("add", "mul")
@@ -139,10 +148,21 @@ _COMMUTATIVE = ("add", "mul")
 def structural_key(tree, basis: Basis) -> str:
     """Functional notation with the arguments of add and mul sorted and every constant
     written ``c``: equal for trees that differ only by the order of commutative
-    arguments (about 50x cheaper than :func:`skeleton_key`)."""
+    arguments (about 50x cheaper than :func:`skeleton_key`). Memoised: the ranking keeps
+    asking for the keys of the same candidates."""
+    return _structural_key(np.asarray(tree, dtype=np.int64).tobytes(), basis)
+
+
+def clear_key_memo() -> None:
+    """Forget the memoised :func:`structural_key` values."""
+    _structural_key.cache_clear()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _structural_key(raw: bytes, basis: Basis) -> str:
     names, arities, commutative = _key_table(basis)
     stack: list[str] = []
-    for c in np.asarray(tree).tolist()[::-1]:
+    for c in np.frombuffer(raw, dtype=np.int64).tolist()[::-1]:
         a = arities[c]
         if a == 0:
             stack.append(names[c])
@@ -185,16 +205,19 @@ def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"
 def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettings, seed: int) -> list[Candidate]:
     """Fit every (rank, score, tree) on ``points.fit``, score on ``points.val``.
 
-    Every skeleton first gets the cheap ``settings.screen`` fit (starts, iterations); the
-    ``settings.refit_top`` best by validation error are then fitted with ``n_starts`` /
-    ``lm_iterations``, starting also from the screen's constants. Each stage is one compiled
+    Every skeleton first gets the cheap ``settings.screen`` fit (starts, iterations) on at
+    most ``settings.screen_points`` of the fitting points; the ``settings.refit_top`` best by
+    validation error are then fitted on all of them with ``n_starts`` / ``lm_iterations``,
+    starting also from the screen's constants. Each stage is one compiled
     call (:func:`~superpos.symreg.fitting.fit_many`). With ``points.folds`` (small data) the
     validation error is the cross-validated one (:meth:`Points.cross_validated`)."""
     Xf, yf, Xv, yv = points.parts()
     names = tuple(basis.to_list())
     trees = [tree for _, _, tree in ranked]
     starts, iters = settings.screen
-    fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=starts, max_iter=iters, random_state=seed)
+    few = settings.screen_points and yf.size > settings.screen_points
+    sub = np.unique(np.linspace(0, yf.size - 1, settings.screen_points).astype(np.int64)) if few else slice(None)
+    fits = fit_many(trees, basis, Xf[sub], yf[sub], Xv, yv, n_starts=starts, max_iter=iters, random_state=seed)
     if fits:
         n_c = np.array([c.size for c, _, _ in fits])
         err = np.array([ev for _, _, ev in fits])

@@ -31,7 +31,7 @@ from ..core.symbolic import to_sympy
 from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
-from .candidates import Candidate, Points, fit_candidates, structural_key, unique_trees
+from .candidates import Candidate, Points, clear_key_memo, fit_candidates, structural_key, unique_trees
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
@@ -114,6 +114,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     seed = int(rng.integers(2**31))
     clock = _Clock()
 
+    clear_key_memo()  # within one call only: a repeated fit is timed as a fresh one
     report("decoding")
     sample = selection_sample(X, y, settings.max_points, rng)
     Xs, ys = X[sample], y[sample]
@@ -222,7 +223,7 @@ def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings
     extra = fit_candidates([(len(cands) + r, floor, t) for r, t in enumerate(trees)], basis, scaled, settings,
                            seed) if trees else []
     # few trees, whose scale constants (exp(-15 / (x + 2.73))) need every start: no cheap screen
-    full = replace(settings, screen=(settings.n_starts, settings.lm_iterations))
+    full = replace(settings, screen=(settings.n_starts, settings.lm_iterations), screen_points=0)
     extra += fit_candidates([(len(cands) + len(trees) + r, floor, t) for r, t in enumerate(laws)], basis, scaled,
                             full, seed) if laws else []
     if kx.any() or ky:

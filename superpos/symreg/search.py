@@ -54,7 +54,8 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
         for b in binary:
             for leaf in joiners:
                 out.append(np.concatenate([head, [b], sub, [leaf], tail]))
-                out.append(np.concatenate([head, [b, leaf], sub, tail]))
+                if funcs[b].name in ("sub", "div"):  # add and mul: the same tree either side
+                    out.append(np.concatenate([head, [b, leaf], sub, tail]))
     return [n for n in out if n.size <= max_size]
 
 

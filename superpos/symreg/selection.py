@@ -2,7 +2,8 @@
 
 The validation error decides; errors within a tolerance of the best count as a tie, and a
 tie goes to the simpler tree (nodes plus free constants), then the more likely one. The
-finalists are ranked again by cross-validation over all the points.
+finalists are ranked again by cross-validation over all the points, where a tie is a paired
+difference within one standard error (:func:`paired_order`).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from .candidates import Candidate, Points
 
-__all__ = ["selection_order", "rank_candidates", "cross_validated_finalists", "probe_points", "plausible"]
+__all__ = ["selection_order", "rank_candidates", "paired_order", "cross_validated_finalists", "probe_points", "plausible"]
 
 
 def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:
@@ -40,42 +41,80 @@ _FINALISTS = 10
 each, are ranked again by cross-validation on all the selection points."""
 
 
+_MARGIN = (0.05, 0.01)
+"""Errors within 5 % of the best and within 1 % of the variance of y (normalised errors
+0.01 apart: R^2 0.01) are practically equal (:func:`paired_order`)."""
+
+
+def paired_order(cands: list[Candidate], errors: np.ndarray, rtol: float = np.inf,
+                 margin: tuple[float, float] = _MARGIN, atol: float = 1e-10) -> list[int]:
+    """Candidates best first from their per-point held-out errors ``errors`` (candidates, n).
+    Against the candidate of least mean error b, candidate k ties when the data cannot call
+    it worse, mean(e_k - e_b) <= min(sd(e_k - e_b) / sqrt(n), ``rtol`` mean(e_b)), or when
+    it is not worse by much, mean(e_k - e_b) <= min(m_rel mean(e_b), m_abs) with ``margin``
+    = (m_rel, m_abs) (+ ``atol``; the errors are normalised by the variance of y, so m_abs is
+    in R^2); the tie goes to the simpler tree, then the more likely one, and the rest follow
+    by mean error. A more complex formula must be better beyond the noise and by a margin
+    worth a term; on a noisy table that margin is at most m_abs of R^2.
+    The standard error of the paired difference is the right one where the difference
+    spreads over the points: two formulas that err alike differ by far less than either
+    error's spread (the relative tolerance alone, sqrt(2 / n), let a constant tie with a line
+    that explains 10 % of a noisy table). Where a few points carry the difference (a wrong
+    formula far off at the ends of the range, on 20 points) it is larger than the standard
+    error of a mean squared error, ``rtol`` relative, and that one decides."""
+    if not cands:
+        return []
+    E = np.asarray(errors, dtype=np.float64)
+    mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
+    best = int(np.argmin(mean))
+    tied = np.zeros(len(cands), dtype=bool)
+    if np.isfinite(mean[best]):
+        n = E.shape[1]
+        for k in np.flatnonzero(np.isfinite(mean)):
+            d = E[k] - E[best]
+            se = float(np.std(d, ddof=1)) / np.sqrt(n) if n > 1 else 0.0
+            tied[k] = d.mean() <= max(min(se, rtol * mean[best]), min(margin[0] * mean[best], margin[1])) + atol
+    else:
+        tied[:] = True
+    key = [((0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, mean[k], c.complexity, c.rank))
+           for k, c in enumerate(cands)]
+    return sorted(range(len(cands)), key=lambda k: key[k])
+
+
 def cross_validated_finalists(cands: list[Candidate], basis, points: Points, settings, seed: int,
                               rng: np.random.Generator, affine: list) -> list[Candidate]:
-    """``cands`` with their finalists ranked first by 5-fold cross-validation on all the
-    points (constants refitted on each fold's other four fifths), with the ``affine`` trees
-    (the affine formula over every input) among them: one split's quarter of the points chooses between thousands
-    of candidates, and on noisy tables it lets a simple formula tie with a better one by
-    chance; the folds use every point once and halve the tie tolerance. The finalists'
-    validation errors become their cross-validated ones. Small data (``points.folds``) were
-    cross-validated already, the best by training error only: the affine formula joins them."""
+    """``cands`` with their finalists first, ranked by K-fold cross-validation on all the
+    points (constants refitted on each fold's other points) under :func:`paired_order`.
+    The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
+    validation error and the ``affine`` trees (the affine formula over every input): one
+    split's quarter of the points chooses between thousands of candidates, and on noisy
+    tables it lets a simple formula tie with a better one by chance (or a lucky one win);
+    the folds use every point once and the paired rule asks a better fit to be better on
+    the same points. Small data (``points.folds``) keep their folds; others get 5."""
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
-    is_affine = [np.asarray(c.tree, dtype=np.int64).tobytes() in keys for c in cands]
+    head: list[Candidate] = []
+    for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
+              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]):
+        if (np.isfinite(c.nmse_validation) or points.folds) and all(c is not h for h in head):
+            head.append(c)
+    if len(head) < 2:
+        return cands
     if points.folds:
-        head = [c for c, a in zip(cands, is_affine) if a and not np.isfinite(c.nmse_validation)]
         cv = points
     else:
-        head = []
-        for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
-                  + [c for c, a in zip(cands, is_affine) if a]):
-            if np.isfinite(c.nmse_validation) and all(c is not h for h in head):
-                head.append(c)
-        if len(head) < 2:
-            return cands
         n = points.y.size
         fold = np.empty(n, dtype=np.int64)
         fold[rng.permutation(n)] = np.arange(n) % 5
         everything = np.arange(n)
         cv = Points(points.X, points.y, everything, everything,
                     tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)))
-    if not head:
-        return cands
-    errors = cv.cross_validated([c.tree for c in head], basis, [c.constants for c in head], settings, seed)
-    finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, errors)]
+    errors = cv.cross_validated([c.tree for c in head], basis, [c.constants for c in head], settings, seed,
+                                per_point=True)
+    with np.errstate(all="ignore"):
+        means = np.where(np.all(np.isfinite(errors), axis=1), errors.mean(axis=1), np.inf)
+    finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, means)]
     rest = [c for c in cands if all(c is not h for h in head)]
-    if points.folds:
-        return rank_candidates(rest + finalists, settings.tie_tolerance(points.n_validation))
-    return rank_candidates(finalists, settings.tie_tolerance(cv.n_validation)) + rest
+    return [finalists[k] for k in paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))] + rest
 
 
 def probe_points(X: np.ndarray, max_points: int = 500) -> np.ndarray:
