@@ -380,3 +380,21 @@ def test_monic_denominators_put_offsets_in_user_units():
     np.testing.assert_allclose(float(out.subs(x, 20.0)), 3000 * np.exp(-1500 / 293.15), rtol=1e-12)
     assert monic_denominators(1 / (2 * x + 1)) == 1 / (2 * x + 1)
     assert monic_denominators(sympy.Float(3.1) * x / (x + 2)) == sympy.Float(3.1) * x / (x + 2)
+
+
+def test_the_screen_fits_a_subset_and_the_best_are_refitted_on_every_point():
+    """With screen_points=16 of 150 fitting points the noisy law still ranks first and
+    validates as well as with the screen on every point (its refit on all points starts also
+    from the screen's constants; the fit that validates better is kept)."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0.5, 3, (200, 2))
+    y = 2.5 * np.sin(1.3 * X[:, 0]) + rng.normal(0, 0.05, 200)
+    ranked = [(0, -1.0, tree("mul(c, sin(mul(c, x1)))")), (1, -2.0, tree("mul(c, x1)")), (2, -3.0, tree("x2"))]
+    points = Points.split(X, y, 0.25, np.random.default_rng(0))
+    few = fit_candidates(ranked, B2, points, FormulaSettings(screen_points=16), seed=0)
+    every = fit_candidates(ranked, B2, points, FormulaSettings(screen_points=0), seed=0)
+    assert few[selection_order(few)[0]].rank == 0
+    assert few[0].nmse_validation == pytest.approx(every[0].nmse_validation, rel=0.02)
+    assert abs(abs(few[0].constants[0]) - 2.5) < 0.02
+    with pytest.raises(SuperposError, match="screen_points"):
+        FormulaSettings(screen_points=-1)

@@ -2,8 +2,8 @@
 
 The validation error decides; errors within a tolerance of the best count as a tie, and a
 tie goes to the simpler tree (nodes plus free constants), then the more likely one. The
-finalists are ranked again by cross-validation over all the points, where a tie is a paired
-difference within one standard error (:func:`paired_order`).
+finalists are ranked again by cross-validation over all the points, where ties are judged on
+the per-point differences of the held-out errors (:func:`paired_order`).
 """
 from __future__ import annotations
 
