@@ -397,4 +397,4 @@ def test_the_screen_fits_a_subset_and_the_best_are_refitted_on_every_point():
     assert few[0].nmse_validation == pytest.approx(every[0].nmse_validation, rel=0.02)
     assert abs(abs(few[0].constants[0]) - 2.5) < 0.02
     with pytest.raises(SuperposError, match="screen_points"):
-        FormulaSettings(screen_points=-1)
+        FormulaSettings(screen_points=3)

@@ -215,7 +215,8 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
     names = tuple(basis.to_list())
     trees = [tree for _, _, tree in ranked]
     starts, iters = settings.screen
-    few = settings.screen_points and yf.size > settings.screen_points
+    # small data (folds) choose their cross-validated candidates by training error: all points
+    few = settings.screen_points and not points.folds and yf.size > settings.screen_points
     sub = np.unique(np.linspace(0, yf.size - 1, settings.screen_points).astype(np.int64)) if few else slice(None)
     fits = fit_many(trees, basis, Xf[sub], yf[sub], Xv, yv, n_starts=starts, max_iter=iters, random_state=seed)
     if fits:

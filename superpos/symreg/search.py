@@ -7,7 +7,8 @@ away from a candidate the data already likes (0.9 x2^2 + sin(x1)). Each round ta
 fits them all in one compiled call and keeps the new ones; the data, not the model, ranks
 them. Edits of the subtree at a node: another function of the same arity (relabel), a unary
 function around it (wrap), one of its children instead of it (collapse), and a binary
-function joining it with a leaf (add, sub, mul, div with c or a variable, either side).
+function joining it with a leaf (add, sub, mul, div with c or a variable; sub and div
+either side, add and mul once, the other side being the same tree).
 """
 from __future__ import annotations
 

@@ -65,15 +65,18 @@ def paired_order(cands: list[Candidate], errors: np.ndarray, rtol: float = np.in
     if not cands:
         return []
     E = np.asarray(errors, dtype=np.float64)
-    mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
+    with np.errstate(all="ignore"):
+        mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
     best = int(np.argmin(mean))
     tied = np.zeros(len(cands), dtype=bool)
     if np.isfinite(mean[best]):
         n = E.shape[1]
         for k in np.flatnonzero(np.isfinite(mean)):
-            d = E[k] - E[best]
-            se = float(np.std(d, ddof=1)) / np.sqrt(n) if n > 1 else 0.0
-            tied[k] = d.mean() <= max(min(se, rtol * mean[best]), min(margin[0] * mean[best], margin[1])) + atol
+            with np.errstate(all="ignore"):
+                d = E[k] - E[best]
+                se = float(np.std(d, ddof=1)) / np.sqrt(n) if n > 1 else 0.0
+            noise = min(se, rtol * mean[best]) if np.isfinite(rtol) else se
+            tied[k] = d.mean() <= max(noise, min(margin[0] * mean[best], margin[1])) + atol
     else:
         tied[:] = True
     key = [((0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, mean[k], c.complexity, c.rank))
@@ -90,7 +93,8 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     split's quarter of the points chooses between thousands of candidates, and on noisy
     tables it lets a simple formula tie with a better one by chance (or a lucky one win);
     the folds use every point once and the paired rule asks a better fit to be better on
-    the same points. Small data (``points.folds``) keep their folds; others get 5."""
+    the same points. Small data (``points.folds``) keep their folds; others get 5. The
+    finalists' ``nmse_validation`` becomes their cross-validated error."""
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
     head: list[Candidate] = []
     for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
@@ -112,6 +116,8 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
                                 per_point=True)
     with np.errstate(all="ignore"):
         means = np.where(np.all(np.isfinite(errors), axis=1), errors.mean(axis=1), np.inf)
+    if not np.isfinite(means).any():  # no finalist survives its folds: keep the order as it was
+        return cands
     finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, means)]
     rest = [c for c in cands if all(c is not h for h in head)]
     return [finalists[k] for k in paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))] + rest

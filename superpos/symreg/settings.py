@@ -65,8 +65,8 @@ class FormulaSettings:
             raise SuperposError(f"max_points must be an integer in [20, 10000000], got {self.max_points!r}")
         if not (_is_int(self.cross_validate_below) and 0 <= self.cross_validate_below <= 1000):
             raise SuperposError(f"cross_validate_below must be an integer in [0, 1000], got {self.cross_validate_below!r}")
-        if not (_is_int(self.screen_points) and self.screen_points >= 0):
-            raise SuperposError(f"screen_points must be an integer >= 0, got {self.screen_points!r}")
+        if not (_is_int(self.screen_points) and (self.screen_points == 0 or self.screen_points >= 8)):
+            raise SuperposError(f"screen_points must be 0 (all points) or an integer >= 8, got {self.screen_points!r}")
         if isinstance(self.tie_rtol, str):
             if self.tie_rtol != "auto":
                 raise SuperposError(f"tie_rtol must be a number >= 0 or 'auto', got {self.tie_rtol!r}")
