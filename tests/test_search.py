@@ -28,6 +28,12 @@ def test_neighbours_are_admissible_single_edits_over_the_data_variables():
               "add(mul(c, pow2(x2)), sub(x2, sin(x1)))"):
         assert from_string(s, b3).tobytes() in got, s
     assert from_string("add(sin(pow2(x2)), sin(x1))", b3).tobytes() not in got  # two edits away
+    # a free constant is relabelled and joined with a variable, never wrapped or joined with c
+    assert from_string("add(mul(x1, pow2(x2)), sin(x1))", b3).tobytes() in got
+    assert from_string("add(mul(add(c, x1), pow2(x2)), sin(x1))", b3).tobytes() in got
+    for s in ("add(mul(exp(c), pow2(x2)), sin(x1))", "add(mul(mul(c, c), pow2(x2)), sin(x1))",
+              "add(mul(sub(c, c), pow2(x2)), sin(x1))"):
+        assert from_string(s, b3).tobytes() not in got, s
 
 
 def test_compiled_edge_rows_equal_edge_contexts_and_scores_equal_score_tree():

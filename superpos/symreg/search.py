@@ -8,7 +8,9 @@ fits them all in one compiled call and keeps the new ones; the data, not the mod
 them. Edits of the subtree at a node: another function of the same arity (relabel), a unary
 function around it (wrap), one of its children instead of it (collapse), and a binary
 function joining it with a leaf (add, sub, mul, div with c or a variable; sub and div
-either side, add and mul once, the other side being the same tree).
+either side, add and mul once, the other side being the same tree). A free constant is
+neither wrapped nor joined with c: u(c) and c op c are a (narrower) free constant again,
+which cannot fit better than the tree it came from.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
     unary = by_arity.get(1, [])
     binary = [k for k in by_arity.get(2, []) if funcs[k].name in ("add", "sub", "mul", "div")]
     joiners = [k for k in by_arity.get(0, []) if funcs[k].kind in ("constant", "variable")]
+    free = {k for k, f in enumerate(funcs) if f.kind == "constant"}
     end = subtree_ends(t, ar)
     out: list[np.ndarray] = []
     for k in range(t.size):
@@ -46,14 +49,15 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
                 new = t.copy()
                 new[k] = c
                 out.append(new)
-        for u in unary:
+        at_free = int(t[k]) in free  # u(c) and c op c are only a free constant again
+        for u in () if at_free else unary:
             out.append(np.concatenate([head, [u], sub, tail]))
         child = k + 1
         for _ in range(int(ar[t[k]])):
             out.append(np.concatenate([head, t[child:end[child]], tail]))
             child = end[child]
         for b in binary:
-            for leaf in joiners:
+            for leaf in (j for j in joiners if not (at_free and j in free)):
                 out.append(np.concatenate([head, [b], sub, [leaf], tail]))
                 if funcs[b].name in ("sub", "div"):  # add and mul: the same tree either side
                     out.append(np.concatenate([head, [b, leaf], sub, tail]))
