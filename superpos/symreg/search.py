@@ -50,6 +50,7 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
                 new[k] = c
                 out.append(new)
         at_free = int(t[k]) in free  # u(c) and c op c are only a free constant again
+        leaves = [j for j in joiners if not (at_free and j in free)]
         for u in () if at_free else unary:
             out.append(np.concatenate([head, [u], sub, tail]))
         child = k + 1
@@ -57,7 +58,7 @@ def neighbours(tree, basis: Basis, n_variables: int, max_size: int = 14) -> list
             out.append(np.concatenate([head, t[child:end[child]], tail]))
             child = end[child]
         for b in binary:
-            for leaf in (j for j in joiners if not (at_free and j in free)):
+            for leaf in leaves:
                 out.append(np.concatenate([head, [b], sub, [leaf], tail]))
                 if funcs[b].name in ("sub", "div"):  # add and mul: the same tree either side
                     out.append(np.concatenate([head, [b, leaf], sub, tail]))
