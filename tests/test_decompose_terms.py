@@ -29,6 +29,17 @@ def test_monomial_split_refuses_what_it_cannot_split():
     assert monomial_splits(X, X[:, 0] + 10.0) == []  # four inputs with both signs can only be inner
 
 
+@pytest.mark.parametrize("g", [lambda X: np.sin(X[:, 3]), lambda X: np.log(X[:, 4] / X[:, 3])])
+def test_monomial_split_of_a_g_that_changes_sign(g):
+    X = np.random.default_rng(4).uniform(1, 5, (200, 5))
+    y = X[:, 0] * X[:, 1] * X[:, 2] * g(X)  # log|y| has a tail at the zeros of g: tested in y's own units
+    best = monomial_splits(X, y)[0]
+    assert best.factor_exponents == (1, 1, 1, 0, 0)
+    assert all(row[:3] == (0, 0, 0) for row in best.inner)
+    noisy = y + np.random.default_rng(5).normal(0, 0.1 * np.sqrt(np.mean(y**2)), y.size)
+    assert monomial_splits(X, noisy) == []  # 10 % noise: no clean law, no reduction
+
+
 def test_negative_inputs_get_integer_exponents():
     X = np.random.default_rng(3).uniform(1, 4, (200, 4))
     X[:, 0] *= -1

@@ -56,6 +56,10 @@ _SURROGATE = 0.9
 """The share of the variance of y the polynomial surrogate of :func:`translations` must explain
 (a kink such as |x_i - x_j| keeps a cubic below 0.98)."""
 
+_SIGNED = 0.999
+"""A split whose g changes sign is proposed only where a cubic (with 1/x and log|x|) in its
+inner inputs explains this share of the variance of y / prod x_O^a: clean laws only."""
+
 _TRIMMED = 0.9
 """Each log fit is redone on the points whose residual is below this quantile."""
 
@@ -190,10 +194,10 @@ def _cubic(Z: np.ndarray) -> list[np.ndarray]:
             for idx in combinations_with_replacement(range(Z.shape[1]), d)]
 
 
-def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | None:
+def _trimmed_lstsq(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
     """Least squares of ly on A, refitted without the points above the ``_TRIMMED`` quantile
-    of the residuals (near a pole of g, log|y| has outliers): (coefficients, BIC); None if not
-    finite or if the fit explains less than ``_EXPLAINED`` of the variance of ly."""
+    of the residuals (near a pole or a zero of g, log|y| has outliers): (coefficients, the
+    points kept, SSE on them); None if not finite."""
     with np.errstate(all="ignore"):
         coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
         res = np.abs(ly - A @ coef)
@@ -204,9 +208,23 @@ def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | No
         sse = float(np.sum((ly[keep] - A[keep] @ coef) ** 2))
     if not (np.all(np.isfinite(coef)) and np.isfinite(sse)):
         return None
+    return coef, keep, sse
+
+
+def _explains(sse: float, sst: float, k: int, p: int, share: float) -> bool:
+    """Whether a fit of p columns to k points explains ``share`` of the variance (adjusted R^2)."""
+    return k > p and sse / (k - p) <= (1.0 - share) * sst / (k - 1)
+
+
+def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """:func:`_trimmed_lstsq` as (coefficients, BIC); None if not finite or if the fit explains
+    less than ``_EXPLAINED`` of the variance of ly."""
+    fitted = _trimmed_lstsq(A, ly)
+    if fitted is None:
+        return None
+    coef, keep, sse = fitted
     k = int(keep.sum())
-    sst = float(np.sum((ly[keep] - ly[keep].mean()) ** 2))
-    if not (k > A.shape[1] and sse / (k - A.shape[1]) <= (1.0 - _EXPLAINED) * sst / (k - 1)):
+    if not _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], _EXPLAINED):
         return None  # log|y| is not this shape (adjusted R^2): noise or another law, not a reduction
     return coef, k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
 
@@ -291,11 +309,37 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(fitted[1]))]
 
 
+def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndarray) -> float | None:
+    """BIC of r = y / prod x_O^a fitted in its own units by a cubic in the standardised x_S,
+    1/x_j (inputs of one sign) and log|x_j| (no zero) of S; None unless it explains
+    ``_SIGNED`` of the variance of r."""
+    n = X.shape[0]
+    cols = [np.ones(n)] + _cubic(Z[:, list(inner)])
+    with np.errstate(all="ignore"):
+        cols += [1.0 / X[:, j] for j in inner if np.all(X[:, j] > 0) or np.all(X[:, j] < 0)]
+        cols += [np.log(np.abs(X[:, j])) for j in inner if np.all(X[:, j] != 0)]
+    B = np.column_stack(cols)
+    if not (np.all(np.isfinite(B)) and np.all(np.isfinite(r)) and np.ptp(r) > 0):
+        return None
+    rs = (r - r.mean()) / np.std(r)
+    coef, *_ = np.linalg.lstsq(B, rs, rcond=None)
+    sse = float(np.sum((rs - B @ coef) ** 2))
+    if not (np.isfinite(sse) and _explains(sse, float(n), n, B.shape[1], _SIGNED)):
+        return None
+    return n * np.log(max(sse, 1e-300) / n) + B.shape[1] * np.log(n)
+
+
 def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Reduction]:
     """The ``limit`` best splits of y into a monomial of some inputs times a function of at
     most ``max_inner`` others, best (lowest BIC) first; none when y has a zero or fewer than
     20 points. An input with a zero can only be inner. Splits with no outer input, or whose
-    rounded exponents are all 0, are left out (the power law and the plain search cover them)."""
+    rounded exponents are all 0, are left out (the power law and the plain search cover them).
+
+    A g that changes sign (sin x4, log(x5 / x4), 1/x4 - 1/x3) leaves log|y| with a tail of
+    outliers at its zeros that fails the test on log|y|; where no split passes it, the
+    exponents of the trimmed log fit are kept and the split is tested on y / prod x_O^a in
+    its own units instead (:func:`_signed_fit`, a stricter ``_SIGNED``), and those splits
+    are ranked by that fit's BIC."""
     n, m = X.shape
     found_logs = _logs(X, y)
     if found_logs is None or m <= 1:
@@ -306,7 +350,7 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
     must_inner = [j for j in range(m) if j not in logs]
     if len(must_inner) > max_inner:
         return []
-    found = []
+    found, signed = [], []
     for size in range(max(1, len(must_inner)), min(max_inner, m - 1) + 1):
         for inner in combinations(range(m), size):
             if any(j not in inner for j in must_inner):
@@ -314,19 +358,28 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
             outer = [j for j in range(m) if j not in inner and j in logs]
             A = np.column_stack([np.ones(n)] + [logs[j] for j in outer] + _cubic(Z[:, list(inner)])
                                 + [logs[j] for j in inner if j in logs])
-            fitted = _trimmed_fit(A, ly)
+            fitted = _trimmed_lstsq(A, ly)
             if fitted is None:
                 continue
-            coef, bic = fitted
+            coef, keep, sse = fitted
             factor = np.zeros(m)
             factor[outer] = [_rounded(a, X[:, j]) for j, a in zip(outer, coef[1:1 + len(outer)])]
             if not factor.any() or np.max(np.abs(factor)) > _MAX_EXPONENT:
                 continue
             unit = tuple(tuple(float(j == i) for j in range(m)) for i in inner)
-            found.append(Reduction(unit, tuple(float(a) for a in factor), float(bic)))
+            k = int(keep.sum())
+            if _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], _EXPLAINED):
+                bic = k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
+                found.append(Reduction(unit, tuple(float(a) for a in factor), float(bic)))
+            elif not found:
+                split = Reduction(unit, tuple(float(a) for a in factor), 0.0)
+                with np.errstate(all="ignore"):
+                    bic = _signed_fit(X, Z, inner, y / split.factor(X))
+                if bic is not None:
+                    signed.append(replace(split, score=float(bic)))
     found.sort(key=lambda r: (r.score, len(r.inner)))
     out, seen = [], set()
-    for r in found:
+    for r in found or sorted(signed, key=lambda r: (r.score, len(r.inner))):
         if (r.inner, r.factor_exponents) not in seen:
             seen.add((r.inner, r.factor_exponents))
             out.append(r)
