@@ -21,7 +21,7 @@ def test_subset_by_names_and_errors():
     b = Basis(["add", "sin", "x1", "c"])
     assert b.names == ["h0", "add", "sin", "x1", "c"]
     with pytest.raises(SuperposError, match="unknown basis function"):
-        Basis(["add", "tanh", "x1"])
+        Basis(["add", "sinh", "x1"])
     with pytest.raises(SuperposError, match="no leaves"):
         Basis(["add", "sin"])
     with pytest.raises(SuperposError, match="twice"):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
 from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index, translations
-from superpos.symreg.terms import sum_trees, term_library
+from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
 
 def test_monomial_split_finds_the_factor_and_the_inner_inputs():
@@ -47,6 +47,17 @@ def test_negative_inputs_get_integer_exponents():
         assert r.factor_exponents[0] == int(r.factor_exponents[0])
 
 
+def test_single_index_finds_a_group_with_quarter_exponents():
+    """sqrt(1 + c z) with z = x1^2 x2^2 x5 / (x3 x4^4): scaled by its largest entry the
+    direction is (0.5, 0.5, -0.25, -1, 0.25), which halves cannot round; scaled by its
+    quarter entry it is (2, 2, -1, -4, 1)."""
+    X = np.random.default_rng(13).uniform(1, 3, (200, 5))
+    z = X[:, 0] ** 2 * X[:, 1] ** 2 * X[:, 4] / (X[:, 2] * X[:, 3] ** 4)
+    (r,) = single_index(X, np.sqrt(1 + 2 * z))
+    b = np.array(r.inner[0])
+    assert np.allclose(b / b[0], [1, 1, -0.5, -2, 0.5]) and not any(r.factor_exponents)
+
+
 def test_single_index_finds_the_dimensionless_group():
     X = np.random.default_rng(8).uniform(1, 5, (200, 5))
     y = X[:, 0] * np.exp(-X[:, 1] * X[:, 2] / (X[:, 3] * X[:, 4]))
@@ -62,7 +73,8 @@ def test_single_index_of_noisy_data_keeps_the_ratio():
     halves would give v / sqrt(c); the integer rounding fits log|y| better and is kept."""
     from superpos.symreg.decompose import _group_exponents
 
-    assert [tuple(b) for b in _group_exponents(np.array([0.0, -0.7, 1.0]), np.ones((5, 3)))] == [(0, -0.5, 1), (0, -1, 1)]
+    found = [tuple(b) for b in _group_exponents(np.array([0.0, -0.7, 1.0]), np.ones((5, 3)))]
+    assert found[0] == (0, -0.5, 1) and (0, -1, 1) in found  # and v / v_2 = (0, 1, -1.43) rounded
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.uniform(1, 5, 200), rng.uniform(3, 10, 200), rng.uniform(1, 2, 200)])
     y = X[:, 0] / np.sqrt(1 - X[:, 2] ** 2 / X[:, 1] ** 2)
@@ -149,3 +161,23 @@ def test_laws_of_many_inputs_are_recovered(law, expected):
     X[:, 3] += 4  # no pole inside the data: there log|y| explains too little to propose a split
     f = find_formula(X, law(X), random_state=0)
     assert sympy.simplify(f.expr - parse_formula(expected)) == 0, f.expr
+
+
+def test_transformed_sums_find_the_inverse_root_of_the_cosine_rule():
+    rng = np.random.default_rng(11)
+    X = np.column_stack([rng.uniform(1, 3, 200), rng.uniform(4, 6, 200), rng.uniform(0, 6, 200)])
+    basis = Basis.default(3)
+    y = 1.0 / np.sqrt(X[:, 0] ** 2 + X[:, 1] ** 2 - 2 * X[:, 0] * X[:, 1] * np.cos(X[:, 2]))
+    found = transformed_sums(X, y, basis)
+    for tree, _ in found:
+        check_tree(tree, basis.arities)
+    errors = [np.max(np.abs(evaluate(t, basis, X, c) - y)) / np.ptp(y) for t, c in found]
+    assert min(errors) < 1e-8  # a sum only for 1 / y^2: x1^2 + x2^2 - 2 x1 x2 cos x3
+    assert transformed_sums(X, -y, basis) and min(
+        np.max(np.abs(evaluate(t, basis, X, c) + y)) for t, c in transformed_sums(X, -y, basis)) < 1e-8 * np.ptp(y)
+
+
+def test_transformed_sums_leave_noise_alone():
+    rng = np.random.default_rng(12)
+    X = rng.uniform(1, 3, (100, 2))
+    assert transformed_sums(X, rng.normal(size=100), Basis.default(2)) == []

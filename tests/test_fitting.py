@@ -11,7 +11,8 @@ from superpos import Basis, SuperposError
 from superpos.core.numeric import nmse, r2
 from superpos.core.tree import evaluate, from_string
 from superpos.structure.prior import sample_tree
-from superpos.symreg.candidates import Candidate, Points, fit_candidates, skeleton_key, structural_key, unique_trees
+from superpos.symreg.candidates import (Candidate, Points, fit_candidates, skeleton_key, structural_hashes, structural_key,
+                                       unique_trees)
 from superpos.symreg.fitting import refit_constants, snap_constants
 from superpos.symreg.render import round_constants, simplify_capped
 from superpos.symreg.selection import selection_order
@@ -111,6 +112,39 @@ def test_skeleton_key_merges_renderings_alike():
     assert [r for r, _, _ in unique_trees(ranked, B1, 1)] == [0]
     ranked2 = [(-1.0, tree("add(x1, x2)")), (-2.0, tree("sin(x1)"))]
     assert [r for r, _, _ in unique_trees(ranked2, B2, 1)] == [1]  # x2 not in the data
+
+
+def test_structural_hashes_partition_trees_as_the_structural_keys():
+    """The compiled hash and its twin, the string key, agree on which trees are one skeleton:
+    random trees, each also with the arguments of every add and mul swapped."""
+    from superpos.core.tree import subtree_ends
+
+    rng = np.random.default_rng(21)
+    trees = [sample_tree(B2, rng, max_depth=4) for _ in range(300)]
+
+    def swapped(t):  # every commutative node's two arguments exchanged, recursively
+        ends = subtree_ends(t, B2.arities)
+
+        def rec(i):
+            if B2.arities[t[i]] == 0:
+                return [int(t[i])]
+            kids, j = [], i + 1
+            for _ in range(B2.arities[t[i]]):
+                kids.append(rec(j))
+                j = ends[j]
+            if B2.names[t[i]] in ("add", "mul"):
+                kids = kids[::-1]
+            return [int(t[i])] + [c for k in kids for c in k]
+        return np.array(rec(0), dtype=np.int64)
+
+    trees += [swapped(t) for t in trees[:100]]
+    keys = [structural_key(t, B2) for t in trees]
+    hashes = structural_hashes(trees, B2).tolist()
+    assert len(set(keys)) > 100
+    pairs = [(a, b) for a in range(len(trees)) for b in range(a + 1, len(trees))]
+    assert all((keys[a] == keys[b]) == (hashes[a] == hashes[b]) for a, b in pairs)
+    assert all(hashes[k] == hashes[300 + k] for k in range(100))
+    assert structural_hashes([], B2).size == 0
 
 
 def _cand(size_tree, err, ll, rank):
@@ -224,6 +258,34 @@ def test_compiled_evaluation_equals_tree_evaluate(X2):
         eval_prefix(ops, args, vals, X, c, np.empty((t.size, len(X))), out)
         with np.errstate(all="ignore"):
             np.testing.assert_allclose(out, evaluate(t, B2, X, c), rtol=1e-12, equal_nan=True)
+
+
+def test_compiled_tanh_asin_acos_equal_tree_evaluate():
+    """The kernel's tanh, asin and acos (NaN outside [-1, 1]) against the basis's numpy ones,
+    and a constant inside them is fitted (they are compiled ops, not derived columns)."""
+    from superpos._kernels.program import eval_prefix
+    from superpos.symreg.fitting import fit_many
+
+    b = Basis(["add", "mul", "neg", "sin", "tanh", "asin", "acos", "x1", "x2", "c", "1"])
+    rng = np.random.default_rng(5)
+    X = np.ascontiguousarray(rng.uniform(-1.5, 1.5, (50, 2)))
+    trees = _random_trees(b, 300, 7)
+    assert any(b.index("asin") in t for t in trees) and any(b.index("acos") in t for t in trees)
+    for t in trees:
+        ops, args, vals, offsets, c_offsets = _program([t], b)
+        args = args.copy()
+        is_c = ops == 1
+        args[is_c] = np.arange(is_c.sum())
+        c = rng.uniform(-2, 2, is_c.sum())
+        out = np.empty(len(X))
+        eval_prefix(ops, args, vals, X, c, np.empty((t.size, len(X))), out)
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(out, evaluate(t, b, X, c), rtol=1e-12, equal_nan=True)
+    x = np.linspace(0.1, 2.0, 40)[:, None]
+    for law, truth in (("mul(c, tanh(mul(c, x1)))", 1.5 * np.tanh(0.7 * x[:, 0])),
+                       ("asin(mul(c, x1))", np.arcsin(0.4 * x[:, 0]))):
+        ((c, err, _),) = fit_many([from_string(law, b)], b, x, truth, n_starts=4, max_iter=60, random_state=0)
+        assert err < 1e-16, (law, c)
 
 
 def test_fit_many_equals_fit_constants_one_by_one():

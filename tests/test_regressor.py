@@ -106,8 +106,9 @@ def test_fit_with_trained_model(model_path):
     r = SuperposRegressor(predictor=model_path, top_k=50, random_state=0).fit(X, y)
     assert isinstance(r.expr_, sympy.Expr) and r.expr_.free_symbols <= {sympy.Symbol("x1", real=True),
                                                                           sympy.Symbol("x2", real=True)}
-    b3 = Basis.default(3)
-    assert all(b3.functions[k].index < 2 for c in r.candidates_ for k in c.tree if b3.functions[k].kind == "variable")
+    for c in r.candidates_:  # each over its own basis (the laws' tanh, asin and acos come after the model's)
+        b = Basis(c.basis_names)
+        assert all(b.functions[k].index < 2 for k in c.tree if b.functions[k].kind == "variable")
     lls = [c.log_likelihood for c in r.candidates_]
     assert len(lls) >= 5 and r.candidates_[0].r2_validation >= max(c.r2_validation for c in r.candidates_) - 0.05
     assert set(r.timings_) == {"decode", "fit_candidates", "refit", "simplify"}
@@ -227,3 +228,26 @@ def test_classic_one_input_laws_with_scale_constants():
         assert reg.tree_.size <= 10  # c exp(c / (c x + c)): the law, not a long twin
         np.testing.assert_allclose([float(reg.expr_.subs(x, v)) for v in grid],
                                    [float(truth.subs(x, v)) for v in grid], rtol=1e-6)
+
+
+def test_laws_with_tanh_asin_acos_the_model_basis_lacks():
+    """The extra functions of the laws are appended after the model's colours (a model tree
+    is the same tree over the wider basis); an angle from a ratio of three inputs, asin(x1 /
+    (x2 x3)) (Feynman I.30.5), is found through the single index and the asin law."""
+    from superpos.core.tree import evaluate
+    from superpos.symreg.laws import LAW_FUNCTIONS, law_basis
+    from superpos.symreg.pipeline import find_formula
+
+    b = Basis.default(3)
+    wide = law_basis(b)
+    assert wide.names[:len(b)] == b.names and all(wide.has(f) for f in LAW_FUNCTIONS) and law_basis(wide) is wide
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.uniform(1, 3.9, 200), rng.uniform(2, 5, 200), rng.uniform(2, 5, 200)])
+    f = find_formula(X, np.arcsin(X[:, 0] / (X[:, 1] * X[:, 2])), random_state=0)
+    x1, x2, x3 = sympy.symbols("x1:4", real=True)
+    assert sympy.simplify(f.expr - sympy.asin(x1 / (x2 * x3))) == 0
+    assert "asin" in f.basis_names
+    np.testing.assert_allclose(f.predict(X), evaluate(f.tree, wide, X, f.constants))
+    x = np.linspace(0.5, 8, 120)[:, None]
+    g = find_formula(x, 2.0 * np.tanh(0.5 * x[:, 0]), random_state=0)
+    assert g.expr.has(sympy.tanh) and g.tree.size <= 6

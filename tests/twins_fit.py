@@ -285,7 +285,13 @@ def fit_constants(skeleton: Skeleton, X, y, n_starts: int = 4, max_iter: int = 4
         ba, pa = b[ia], pred[ia]
         h = 1e-6 * (1.0 + np.abs(ba))  # (s, P)
         bp = np.repeat(ba[:, None, :], P, axis=1) + h[:, :, None] * eye[None]
-        _, pj = pb.project(bp.reshape(-1, P))
+        cp, pj = pb.project(bp.reshape(-1, P))
+        bad = ~(np.isfinite(pj).all(axis=1) & np.isfinite(cp).all(axis=1))
+        back = bad.reshape(ia.size, P)  # at the domain's edge: the slope from below
+        if back.any():
+            h = np.where(back, -h, h)
+            _, pm = pb.project((np.repeat(ba[:, None, :], P, axis=1) + h[:, :, None] * eye[None]).reshape(-1, P))
+            pj = np.where(back.reshape(-1)[:, None], pm, pj)
         J = (pj.reshape(ia.size, P, -1) - pa[:, None, :]) / h[:, :, None]  # d pred / d b: (s, P, n)
         J = np.where(np.isfinite(J), J, 0.0)
         res = y[None, :] - pa

@@ -147,6 +147,10 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
             bn[:] = b
             bn[p] += h
             ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
+            if not ok:  # the domain's edge (asin(c x) with c x = 1 at a point): the slope from below
+                h = -h
+                bn[p] = b[p] + h
+                ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
             for r in range(n):
                 d = (work[1 + p, r] - pred[r]) / h
                 # a perturbation that cannot be evaluated says nothing about the slope

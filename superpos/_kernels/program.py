@@ -16,8 +16,10 @@ from ..core.numeric import DIV_EPS, RELATIVE_FLOOR, VARIANCE_FLOOR
 OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
 OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
 OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 8, 9, 10, 11, 12, 13, 14
+OP_TANH, OP_ASIN, OP_ACOS = 15, 16, 17
 OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": OP_NEG, "sin": OP_SIN,
-            "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3}
+            "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3,
+            "tanh": OP_TANH, "asin": OP_ASIN, "acos": OP_ACOS}
 
 
 
@@ -79,8 +81,14 @@ def eval_prefix(ops, args, vals, X, c, stack, out):
                     z = np.sqrt(abs(u))
                 elif op == OP_POW2:
                     z = u * u
-                else:
+                elif op == OP_POW3:
                     z = u * u * u
+                elif op == OP_TANH:
+                    z = np.tanh(u)
+                elif op == OP_ASIN:
+                    z = np.arcsin(u) if abs(u) <= 1.0 else np.nan
+                else:
+                    z = np.arccos(u) if abs(u) <= 1.0 else np.nan
                 stack[a, r] = z
     for r in range(n):
         out[r] = stack[0, r]

@@ -47,6 +47,15 @@ def _pow(k):
     return f
 
 
+def _arc(f):
+    """asin or acos: NaN outside [-1, 1], without numpy's warning."""
+    def g(a):
+        with np.errstate(invalid="ignore"):
+            return f(a)
+
+    return g
+
+
 @dataclass(frozen=True)
 class BasisFunction:
     """One basis function h: ``name``, ``arity``, a numpy and a sympy implementation.
@@ -85,6 +94,9 @@ _REGISTRY: dict[str, BasisFunction] = {
         _fn("sqrt", 1, lambda a: np.sqrt(np.abs(a)), lambda a: sympy.sqrt(sympy.Abs(a)), 0.3),
         _fn("pow2", 1, _pow(2), lambda a: a**2, 0.5),
         _fn("pow3", 1, _pow(3), lambda a: a**3, 0.3),
+        _fn("tanh", 1, np.tanh, sympy.tanh, 0.2),
+        _fn("asin", 1, _arc(np.arcsin), sympy.asin, 0.2),
+        _fn("acos", 1, _arc(np.arccos), sympy.acos, 0.2),
         BasisFunction(_CONSTANT, 0, None, None, "constant", weight=0.8),
         BasisFunction("1", 0, None, sympy.Integer(1), "number", value=1.0, weight=0.25),
         BasisFunction("2", 0, None, sympy.Integer(2), "number", value=2.0, weight=0.25),

@@ -95,15 +95,18 @@ def _fit_options(options: dict | None):
 def _fitted_skeleton(predictor, X, y, settings) -> np.ndarray:
     """The canonical tree of the formula find_formula returns for (X, y), with its fitted
     constants (their signs and values shape the canonical tree, as in the corpus); a data
-    set it cannot solve counts as a one-leaf tree (c)."""
+    set it cannot solve, or whose formula needs a function outside the model's basis, counts
+    as a one-leaf tree (c)."""
     from ..symreg.pipeline import find_formula
 
     basis = predictor.basis_
+    leaf = np.array([basis.constant if basis.constant >= 0 else int(basis.leaves[0])], dtype=np.int64)
     try:
         f = find_formula(X, y, predictor, settings)
     except SuperposError:
-        leaf = basis.constant if basis.constant >= 0 else int(basis.leaves[0])
-        return np.array([leaf], dtype=np.int64)
+        return leaf
+    if f.basis_names != basis.to_list():  # a law with a function the model has not (tanh): no label's tree
+        return leaf
     try:
         return canonicalize(f.tree, basis, [float(c) for c in f.constants])[0]
     except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):

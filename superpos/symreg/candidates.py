@@ -13,7 +13,7 @@ from ..core.symbolic import to_sympy
 from .fitting import fit_many
 from .settings import FormulaSettings
 
-__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key"]
+__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes"]
 
 
 def skeleton_key(tree, basis: Basis) -> str:
@@ -172,6 +172,21 @@ def _structural_key(raw: bytes, basis: Basis) -> str:
             args.sort()
         stack.append(names[c] + "(" + ",".join(args) + ")")
     return stack[0]
+
+
+def structural_hashes(trees, basis: Basis) -> np.ndarray:
+    """:func:`structural_key` of many trees at once as 64-bit hashes (equal where the keys are
+    equal; a collision between different keys has odds of about n^2 / 2^65), compiled:
+    local search keys thousands of neighbours per data set."""
+    from .._kernels.tree import structural_hashes as kernel
+
+    trees = [np.asarray(t, dtype=np.int64) for t in trees]
+    if not trees:
+        return np.zeros(0, dtype=np.uint64)
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([t.size for t in trees])
+    _, arities, commutative = _key_table(basis)
+    return kernel(np.concatenate(trees), offsets, np.asarray(arities, dtype=np.int64), np.asarray(commutative))
 
 
 @functools.lru_cache(maxsize=32)

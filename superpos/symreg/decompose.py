@@ -247,10 +247,13 @@ def _logs(X: np.ndarray, y: np.ndarray):
 def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
     """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
     group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
-    as (-0.7, 1)); those with at least 2 inputs and no exponent beyond ``_MAX_EXPONENT``, each
-    signed so that its last exponent of largest magnitude is positive."""
+    as (-0.7, 1)), and so v divided by each of its entries of magnitude 0.2-0.9 (a group
+    whose smallest exponent is a quarter of its largest); those with at least 2 inputs and no
+    exponent beyond ``_MAX_EXPONENT``, each signed so that its last exponent of largest
+    magnitude is positive."""
     out: list[np.ndarray] = []
-    for b in (np.array([_rounded(a, X[:, j]) for j, a in enumerate(v)]), np.round(v)):
+    units = [v] + [v / v[j] for j in np.argsort(-np.abs(v)) if 0.2 <= abs(v[j]) < 0.9]  # (2, 2, -1, -2, -4) / 4
+    for b in [np.array([_rounded(a, X[:, j]) for j, a in enumerate(u)]) for u in units] + [np.round(u) for u in units]:
         top = np.flatnonzero(np.abs(b) == np.abs(b).max())[-1]
         b = -b if b[top] < 0 else b  # one orientation whatever the eigenvector's sign: v / c, not c / v by chance
         if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
@@ -293,7 +296,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
             continue
         zs = (z - z.mean()) / np.std(z)
-        fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs)), ly)
+        inverse = [1.0 / z] if np.all(z > 0) or np.all(z < 0) else []  # exp(-1/z) as well as exp(-z)
+        fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + inverse), ly)
         if fitted is not None and (best is None or fitted[1] < best[1][1]):
             best = (b, fitted)
     if best is None:
@@ -306,6 +310,12 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
             key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum())))
     if np.max(np.abs(a)) > _MAX_EXPONENT:
         return []
+    if a.any():  # the factor stays only if log|y| - a.u is more a function of z than log|y| is
+        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
+        zs = (z - z.mean()) / np.std(z)
+        G = np.column_stack([np.ones(n)] + _cubic(zs) + ([1.0 / z] if np.all(z > 0) or np.all(z < 0) else []))
+        sse = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ c) for c in (a, 0 * a))]
+        a = a if sse[0] < sse[1] else 0 * a
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(fitted[1]))]
 
 

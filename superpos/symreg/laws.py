@@ -4,8 +4,10 @@ input with scale constants (:func:`law_trees`), which the structure model's tree
 rarely (its corpus has constants of order 1 and inputs of order 1-10): exponential growth or
 decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
 same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin), and
-saturation c x / (x + c) (Michaelis-Menten). Proposed for each input beside the model's
-candidates, fitted on the data brought into the model's decade and scored like any other.
+saturation c x / (x + c) (Michaelis-Menten), and with functions the model's basis lacks,
+c tanh(c x), asin(c x) and acos(c x) (over :func:`law_basis`). Proposed for each input beside
+the model's candidates, fitted on the data brought into the model's decade and scored like
+any other.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from ..core.symbolic import from_sympy
 from ..core.tree import from_string
 from ..exceptions import NotRepresentable, SuperposError
 
-__all__ = ["baseline_trees", "law_trees"]
+__all__ = ["baseline_trees", "law_trees", "law_basis", "LAW_FUNCTIONS"]
 
 _LAWS = (
     "mul(c, exp(mul(c, {x})))",
@@ -27,6 +29,27 @@ _LAWS = (
     "div(mul(c, {x}), add({x}, c))",
 )
 _NEEDS = ("add", "mul", "div", "exp", "c")
+
+_ARC_LAWS = (
+    ("tanh", "mul(c, tanh(mul(c, {x})))"),
+    ("asin", "asin(mul(c, {x}))"),
+    ("acos", "acos(mul(c, {x}))"),
+    ("tanh", "mul(c, tanh(div(c, {x})))"),
+    ("asin", "asin(div(c, {x}))"),
+    ("acos", "acos(div(c, {x}))"),
+)
+"""Laws with the functions the structure model's basis lacks (saturation c tanh(c x), an
+angle from a ratio, asin(c x) and acos(c x)), also of c / x (a reduction's group z may come
+as the inverse of the law's ratio): proposed over :func:`law_basis`."""
+
+LAW_FUNCTIONS = tuple(dict.fromkeys(name for name, _ in _ARC_LAWS))
+
+
+def law_basis(basis: Basis) -> Basis:
+    """``basis`` with the functions of the laws it lacks (tanh, asin, acos) appended after its
+    own colours, which keep their ids: a tree over ``basis`` is the same tree over the result."""
+    extra = [name for name in LAW_FUNCTIONS if not basis.has(name)]
+    return Basis(basis.to_list() + extra) if extra else basis
 
 
 def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarray]:
@@ -39,7 +62,7 @@ def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarr
     for j in range(min(X.shape[1], max_inputs, basis.n_variables)):
         if np.ptp(X[:, j]) <= 0:
             continue
-        for law in _LAWS:
+        for law in _LAWS + tuple(law for name, law in _ARC_LAWS if basis.has(name)):
             try:
                 out.append(from_string(law.format(x=basis.variables[j].name), basis))
             except (SuperposError, NotRepresentable):

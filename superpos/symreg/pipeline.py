@@ -38,9 +38,9 @@ from .render import monic_denominators, round_constants, simplify_capped, wrappe
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
-from .laws import baseline_trees, law_trees
+from .laws import baseline_trees, law_basis, law_trees
 from .settings import FormulaSettings
-from .terms import sum_trees
+from .terms import sum_trees, transformed_sums
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
 from .units import decade_scales, to_user_units
 
@@ -110,6 +110,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         raise SuperposError(f"the data has {X.shape[1]} input variables; superpos takes at most {MAX_INPUTS}: "
                             f"keep the {MAX_INPUTS} you expect in the law (or reduce them, e.g. by PCA) and retry")
     basis = model.basis_ if X.shape[1] <= model.basis_.n_variables else Basis(model.basis_.to_list(), X.shape[1])
+    work = law_basis(basis)  # the model's functions, then tanh, asin and acos for the laws
     rng = np.random.default_rng(settings.random_state)
     seed = int(rng.integers(2**31))
     clock = _Clock()
@@ -125,10 +126,11 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     if basis is model.basis_:
         cands = _model_candidates(model, points, shown, settings, seed, clock)
         if X.shape[1] > 1 and not _exact_first(cands):
-            reduced = _reduced_candidates(model, basis, points, shown, settings, seed, clock, len(cands))
-            cands = _distinct(rank_candidates(cands + reduced, rtol), basis)
+            reduced = _reduced_candidates(model, work, points, shown, settings, seed, clock, len(cands))
+            cands = _distinct(rank_candidates(cands + reduced, rtol), work)
     else:
-        cands = _wide_candidates(model, basis, points, shown, settings, seed, clock)
+        cands = _wide_candidates(model, work, points, shown, settings, seed, clock)
+    own, basis = basis, work  # every candidate from here on is a tree over work
     cands = _with_library(cands, basis, points, settings, seed)
     clock.lap("fit_candidates")
 
@@ -158,8 +160,10 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         exact = win.nmse_validation < _EXACT
         left_out = [] if exact else residual_dependence(Xs, ys - evaluate(win.tree, basis, Xs, constants), used)
     clock.lap("simplify")
+    # the model's own basis unless the formula needs a law's function (its colours come after)
+    names = own.to_list() if int(np.max(win.tree)) < len(own) else basis.to_list()
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
-                   basis.to_list(), cands, clock.laps, errors, confidence, noise, used, left_out)
+                   names, cands, clock.laps, errors, confidence, noise, used, left_out)
 
 
 def _wide_candidates(model, basis: Basis, points: Points, shown: np.ndarray, settings: FormulaSettings, seed: int,
@@ -188,9 +192,12 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
                         clock: "_Clock", first_rank: int) -> list[Candidate]:
     """For each reduction of the data to at most the model's number of inputs
     (:func:`~superpos.symreg.decompose.reductions`): the model's best g on (z, y / prod w^a),
+    then the sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`)
+    and, for one z, the classic laws (tanh, asin and acos among them, :func:`_fitted_laws`),
     written back as prod w^a * g(z(x)) over ``basis`` and refitted on ``points``."""
     out: list[Candidate] = []
     k = model.basis_.n_variables
+    laws = law_basis(model.basis_)
     for red in reductions(points.X, points.y, k, _REDUCTIONS):
         with np.errstate(all="ignore"):
             Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
@@ -200,8 +207,29 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
                                   shown, settings, seed, clock)[:settings.refit_top]
         pairs = [(c, red.compose(c.tree, c.constants, model.basis_, basis)) for c in found
                  if np.all(np.isfinite(c.constants))]
+        floor = min((c.log_likelihood for c in found), default=0.0) - 1.0
+        names = tuple(model.basis_.to_list())
+        if not points.folds:  # small data: a few dozen points cannot choose among so many sums
+            pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf), red.compose(t, c, model.basis_, basis))
+                      for t, c in transformed_sums(Z[points.fit], rest[points.fit], model.basis_, keep=1)]
+        pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf), red.compose(t, c, laws, basis))
+                  for t, c in _fitted_laws(Z, rest, laws, points, settings, seed)]
         out += _refitted(pairs, basis, points, settings, seed, first_rank + len(out))
     return out
+
+
+def _fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, settings: FormulaSettings,
+                 seed: int, keep: int = 2) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(tree, constants) of the ``keep`` classic laws (:func:`~superpos.symreg.laws.law_trees`)
+    that fit a reduced data set of one input z best, fitted on the fitting points with every
+    start; none for more inputs (a law is of one input)."""
+    trees = law_trees(Z, basis) if Z.shape[1] == 1 else []
+    if not trees:
+        return []
+    fits = fit_many(trees, basis, Z[points.fit], y[points.fit], n_starts=settings.n_starts,
+                    max_iter=settings.lm_iterations, random_state=seed)
+    order = np.argsort([e for _, e, _ in fits], kind="stable")[:keep]
+    return [(trees[k], fits[k][0]) for k in order if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0]))]
 
 
 def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
@@ -215,7 +243,8 @@ def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings
     (x - 150 + 224 / (exp(0.0077 x) + 0.376) for Arrhenius in degrees C); sums are not."""
     kx, ky = decade_scales(points.X, points.y)
     scaled = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
-    trees = [] if _exact_first(cands) else sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis)
+    trees = [] if _exact_first(cands) else sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis,
+                                                       grown=not points.folds)
     laws = law_trees(scaled.X, basis)
     if not (trees or laws):
         return cands

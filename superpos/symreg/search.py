@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.basis import Basis
 from ..core.tree import subtree_ends
-from .candidates import Candidate, Points, fit_candidates, structural_key
+from .candidates import Candidate, Points, fit_candidates, structural_hashes
 from .selection import rank_candidates
 from .settings import FormulaSettings
 
@@ -87,20 +87,21 @@ def local_search(cands: list[Candidate], S: np.ndarray, basis: Basis, points: Po
     rtol = settings.tie_tolerance(points.n_validation)
     n_variables = points.X.shape[1]
     seen_raw: set = set()
-    seen = {structural_key(c.tree, basis) for c in cands}
+    seen = set(structural_hashes([c.tree for c in cands], basis).tolist())
     max_depth = int(depths_and_scores(S, [c.tree for c in cands], basis.arities)[0].max()) + 1
     for _ in range(settings.search_rounds):
-        new = []
+        fresh = []
         for c in cands[:settings.search_seeds]:
             for t in neighbours(c.tree, basis, n_variables):
                 raw = t.tobytes()
-                if raw in seen_raw:
-                    continue
-                seen_raw.add(raw)
-                key = structural_key(t, basis)
-                if key not in seen:
-                    seen.add(key)
-                    new.append(t)
+                if raw not in seen_raw:
+                    seen_raw.add(raw)
+                    fresh.append(t)
+        new = []
+        for t, key in zip(fresh, structural_hashes(fresh, basis).tolist()):
+            if key not in seen:
+                seen.add(key)
+                new.append(t)
         depth, score = depths_and_scores(S, new, basis.arities)
         keep = np.flatnonzero(depth <= max_depth)
         if not keep.size:
