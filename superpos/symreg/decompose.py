@@ -266,10 +266,12 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     """y = prod x^a * g(z) with one monomial z = prod x^b of several inputs (x1 exp(-x2 x3 /
     (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): b from the quadratic fit of log|y| on u = log|x|,
     whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
-    entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, made as
-    sparse as a + t b allows (z^t can move into g); b rounded two ways
-    (:func:`_group_exponents`), the one whose second fit has the lower BIC kept. At most one
-    reduction; none when b keeps fewer than 2 inputs or an input has a zero."""
+    entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, with and
+    without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
+    t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
+    a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
+    second fit has the lower BIC kept. At most one reduction; none when b keeps fewer than 2
+    inputs or an input has a zero."""
     logs = _logs(X, y)
     n, m = X.shape
     if logs is None or m < 2 or len(logs[1]) < m:
@@ -297,26 +299,27 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
             continue
         zs = (z - z.mean()) / np.std(z)
         inverse = [1.0 / z] if np.all(z > 0) or np.all(z < 0) else []  # exp(-1/z) as well as exp(-z)
-        fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + inverse), ly)
-        if fitted is not None and (best is None or fitted[1] < best[1][1]):
-            best = (b, fitted)
+        fits = [f for f in (_trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + extra), ly)
+                            for extra in ([], inverse)[:1 + bool(inverse)]) if f is not None]
+        if fits and (best is None or min(f[1] for f in fits) < best[1]):
+            best = (b, min(f[1] for f in fits), [f[0] for f in fits], zs, inverse)
     if best is None:
         return []
-    b, fitted = best
-    a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(fitted[0][1:1 + m])])
-    # a + t b is as good (the power z^t moves into g): the sparsest such a, then the smallest
-    shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
-    a = min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))),
-            key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum())))
+    b, bic, coefs, zs, inverse = best
+    G = np.column_stack([np.ones(n)] + _cubic(zs) + inverse)
+    options = []
+    for coef in coefs:  # each fit's a, made as sparse as a + t b allows (z^t can move into g)
+        a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(coef[1:1 + m])])
+        shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
+        options.append(min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))),
+                           key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum()))))
+    options.append(np.zeros(m))
+    # the a that leaves log|y| - a.u most a function of z alone (1/z among its columns)
+    residual = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ a) for a in options)]
+    a = options[int(np.argmin(residual))]
     if np.max(np.abs(a)) > _MAX_EXPONENT:
         return []
-    if a.any():  # the factor stays only if log|y| - a.u is more a function of z than log|y| is
-        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
-        zs = (z - z.mean()) / np.std(z)
-        G = np.column_stack([np.ones(n)] + _cubic(zs) + ([1.0 / z] if np.all(z > 0) or np.all(z < 0) else []))
-        sse = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ c) for c in (a, 0 * a))]
-        a = a if sse[0] < sse[1] else 0 * a
-    return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(fitted[1]))]
+    return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
 
 
 def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndarray) -> float | None:
