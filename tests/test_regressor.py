@@ -251,3 +251,6 @@ def test_laws_with_tanh_asin_acos_the_model_basis_lacks():
     x = np.linspace(0.5, 8, 120)[:, None]
     g = find_formula(x, 2.0 * np.tanh(0.5 * x[:, 0]), random_state=0)
     assert g.expr.has(sympy.tanh) and g.tree.size <= 6
+    # asin is NaN beyond [-1, 1]: its inner constant starts where c x stays inside at every point
+    h = find_formula(x * 1000.0, 30.0 * np.arcsin(0.1 * x[:, 0]), random_state=0)
+    assert h.expr.has(sympy.asin) and np.allclose(h.predict(x * 1000.0), 30.0 * np.arcsin(0.1 * x[:, 0]))

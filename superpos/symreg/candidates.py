@@ -217,7 +217,8 @@ def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"
     return out
 
 
-def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettings, seed: int) -> list[Candidate]:
+def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettings, seed: int,
+                   init: list | None = None) -> list[Candidate]:
     """Fit every (rank, score, tree) on ``points.fit``, score on ``points.val``.
 
     Every skeleton first gets the cheap ``settings.screen`` fit (starts, iterations) on at
@@ -225,7 +226,8 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
     validation error are then fitted on all of them with ``n_starts`` / ``lm_iterations``,
     starting also from the screen's constants. Each stage is one compiled
     call (:func:`~superpos.symreg.fitting.fit_many`). With ``points.folds`` (small data) the
-    validation error is the cross-validated one (:meth:`Points.cross_validated`)."""
+    validation error is the cross-validated one (:meth:`Points.cross_validated`). ``init``: per
+    tree None or a start of its constants, tried beside the generic starts of the first stage."""
     Xf, yf, Xv, yv = points.parts()
     names = tuple(basis.to_list())
     trees = [tree for _, _, tree in ranked]
@@ -233,7 +235,8 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
     # small data (folds) choose their cross-validated candidates by training error: all points
     few = settings.screen_points and not points.folds and yf.size > settings.screen_points
     sub = np.unique(np.linspace(0, yf.size - 1, settings.screen_points).astype(np.int64)) if few else slice(None)
-    fits = fit_many(trees, basis, Xf[sub], yf[sub], Xv, yv, n_starts=starts, max_iter=iters, random_state=seed)
+    fits = fit_many(trees, basis, Xf[sub], yf[sub], Xv, yv, n_starts=starts, max_iter=iters, random_state=seed,
+                    init=init)
     if fits:
         n_c = np.array([c.size for c, _, _ in fits])
         err = np.array([ev for _, _, ev in fits])

@@ -19,7 +19,7 @@ from ..core.symbolic import from_sympy
 from ..core.tree import from_string
 from ..exceptions import NotRepresentable, SuperposError
 
-__all__ = ["baseline_trees", "law_trees", "law_basis", "LAW_FUNCTIONS"]
+__all__ = ["baseline_trees", "law_trees", "law_starts", "law_basis", "LAW_FUNCTIONS"]
 
 _LAWS = (
     "mul(c, exp(mul(c, {x})))",
@@ -32,14 +32,14 @@ _NEEDS = ("add", "mul", "div", "exp", "c")
 
 _ARC_LAWS = (
     ("tanh", "mul(c, tanh(mul(c, {x})))"),
-    ("asin", "asin(mul(c, {x}))"),
-    ("acos", "acos(mul(c, {x}))"),
+    ("asin", "mul(c, asin(mul(c, {x})))"),
+    ("acos", "mul(c, acos(mul(c, {x})))"),
     ("tanh", "mul(c, tanh(div(c, {x})))"),
-    ("asin", "asin(div(c, {x}))"),
-    ("acos", "acos(div(c, {x}))"),
+    ("asin", "mul(c, asin(div(c, {x})))"),
+    ("acos", "mul(c, acos(div(c, {x})))"),
 )
 """Laws with the functions the structure model's basis lacks (saturation c tanh(c x), an
-angle from a ratio, asin(c x) and acos(c x)), also of c / x (a reduction's group z may come
+angle from a ratio, c asin(c x) and c acos(c x): the outer c is the target's unit), also of c / x (a reduction's group z may come
 as the inverse of the law's ratio): proposed over :func:`law_basis`."""
 
 LAW_FUNCTIONS = tuple(dict.fromkeys(name for name, _ in _ARC_LAWS))
@@ -53,18 +53,40 @@ def law_basis(basis: Basis) -> Basis:
 
 
 def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarray]:
-    """The trees of :data:`_LAWS` for each of the first ``max_inputs`` inputs of X (those that
-    vary); none over a basis without add, mul, div, exp and free constants."""
+    """The trees of :data:`_LAWS` (and of :data:`_ARC_LAWS` where the basis has their
+    function) for each of the first ``max_inputs`` inputs of X (those that vary); none over a
+    basis without add, mul, div, exp and free constants."""
+    return [t for t, _ in _laws(X, basis, max_inputs)]
+
+
+def law_starts(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarray | None]:
+    """Per tree of :func:`law_trees`, its constants' start where the generic starts miss:
+    asin and acos are NaN wherever their argument leaves [-1, 1], so their inner constant starts
+    at 0.5 / max|u| for u = x or 1 / x (c x within [-0.5, 0.5] at every point); None for the
+    others."""
+    return [start for _, start in _laws(X, basis, max_inputs)]
+
+
+def _laws(X: np.ndarray, basis: Basis, max_inputs: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
     names = set(basis.to_list())
     if not all(n in names for n in _NEEDS):
         return []
     out = []
     for j in range(min(X.shape[1], max_inputs, basis.n_variables)):
-        if np.ptp(X[:, j]) <= 0:
+        x = X[:, j]
+        if np.ptp(x) <= 0:
             continue
-        for law in _LAWS + tuple(law for name, law in _ARC_LAWS if basis.has(name)):
+        for name, law in [("", law) for law in _LAWS] + [(n, law) for n, law in _ARC_LAWS if basis.has(n)]:
+            start = None
+            if name in ("asin", "acos"):
+                with np.errstate(all="ignore"):
+                    u = 1.0 / x if "div(c" in law else x
+                top = float(np.max(np.abs(u)))
+                if not (np.isfinite(top) and top > 0):
+                    continue
+                start = np.array([1.0, 0.5 / top])  # prefix order: the outer c, then the inner one
             try:
-                out.append(from_string(law.format(x=basis.variables[j].name), basis))
+                out.append((from_string(law.format(x=basis.variables[j].name), basis), start))
             except (SuperposError, NotRepresentable):
                 continue
     return out

@@ -38,7 +38,7 @@ from .render import monic_denominators, round_constants, simplify_capped, wrappe
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
-from .laws import baseline_trees, law_basis, law_trees
+from .laws import baseline_trees, law_basis, law_starts, law_trees
 from .settings import FormulaSettings
 from .terms import sum_trees, transformed_sums
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
@@ -221,15 +221,24 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
 def _fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, settings: FormulaSettings,
                  seed: int, keep: int = 2) -> list[tuple[np.ndarray, np.ndarray]]:
     """(tree, constants) of the ``keep`` classic laws (:func:`~superpos.symreg.laws.law_trees`)
-    that fit a reduced data set of one input z best, fitted on the fitting points with every
-    start; none for more inputs (a law is of one input)."""
-    trees = law_trees(Z, basis) if Z.shape[1] == 1 else []
+    that fit a reduced data set of one input z best, fitted with every start on the fitting
+    points brought into the model's decade (:mod:`.units`) and mapped back; none for more
+    inputs (a law is of one input)."""
+    if Z.shape[1] != 1:
+        return []
+    kx, ky = decade_scales(Z, y)  # fitted in the model's decade (scale constants within the starts' reach)
+    Zs = Z[points.fit] / 10.0**kx
+    trees = law_trees(Zs, basis)
     if not trees:
         return []
-    fits = fit_many(trees, basis, Z[points.fit], y[points.fit], n_starts=settings.n_starts,
-                    max_iter=settings.lm_iterations, random_state=seed)
-    order = np.argsort([e for _, e, _ in fits], kind="stable")[:keep]
-    return [(trees[k], fits[k][0]) for k in order if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0]))]
+    fits = fit_many(trees, basis, Zs, y[points.fit] / 10.0**ky, n_starts=settings.n_starts,
+                    max_iter=settings.lm_iterations, random_state=seed, init=law_starts(Zs, basis))
+    out = []
+    for k in np.argsort([e for _, e, _ in fits], kind="stable")[:keep]:
+        if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0])):
+            mapped = to_user_units(trees[k], fits[k][0], basis, kx, ky) if kx.any() or ky else (trees[k], fits[k][0])
+            out += [mapped] if mapped is not None else []
+    return out
 
 
 def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings: FormulaSettings,
@@ -254,7 +263,7 @@ def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings
     # few trees, whose scale constants (exp(-15 / (x + 2.73))) need every start: no cheap screen
     full = replace(settings, screen=(settings.n_starts, settings.lm_iterations), screen_points=0)
     extra += fit_candidates([(len(cands) + len(trees) + r, floor, t) for r, t in enumerate(laws)], basis, scaled,
-                            full, seed) if laws else []
+                            full, seed, init=law_starts(scaled.X, basis)) if laws else []
     if kx.any() or ky:
         extra = _in_user_units(extra, basis, kx, ky, points, settings, seed, len(cands))
     rtol = settings.tie_tolerance(points.n_validation)
