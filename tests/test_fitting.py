@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -150,6 +151,31 @@ def test_structural_hashes_partition_trees_as_the_structural_keys():
 def _cand(size_tree, err, ll, rank):
     t = tree(size_tree)
     return Candidate(t, tuple(B2.to_list()), ll, rank, np.zeros(0), err, err)
+
+
+def test_selection_order_equals_the_plain_tuple_sort():
+    """The vectorised order (numpy lexsort) against its definition: tied candidates by
+    (complexity, -log-likelihood, rank), the rest by (error, complexity, rank); NaN and inf
+    errors never tie."""
+    rng = np.random.default_rng(0)
+
+    def plain(cands, rtol=0.05, atol=1e-10):
+        err = np.array([c.nmse_validation if np.isfinite(c.nmse_validation) else np.inf for c in cands])
+        best = err.min()
+        tied = err <= best * (1.0 + rtol) + atol if np.isfinite(best) else np.ones(len(cands), bool)
+        key = [(0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, err[k], c.complexity, c.rank)
+               for k, c in enumerate(cands)]
+        return sorted(range(len(cands)), key=lambda k: key[k])
+
+    for trial in range(300):
+        cands = [Candidate(np.ones(int(rng.integers(1, 6)), dtype=np.int64), (),
+                           float(rng.choice([-1.0, -2.0, rng.normal()])), int(rng.integers(0, 5)),
+                           np.zeros(int(rng.integers(0, 3))), 0.0,
+                           float(rng.choice([np.inf, np.nan, 0.1, 0.104, rng.uniform(0, 1)])))
+                 for _ in range(int(rng.integers(1, 60)))]
+        if trial % 7 == 0:
+            cands = [replace(c, nmse_validation=np.inf) for c in cands]
+        assert selection_order(cands) == plain(cands)
 
 
 def test_selection_prefers_lower_error_then_smaller_tree():

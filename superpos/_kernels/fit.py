@@ -138,24 +138,19 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
     step = np.empty(P)
     M = np.empty((P, P))
     g = np.empty(P)
+    M0 = np.empty((P, P))
+    g0 = np.empty(P)
+    dmax = 0.0
     ctmp = np.zeros(c_out.size)
     pn = work[P + 1]
     mu = 1e-3
+    moved = True
     for _ in range(max_iter):
-        for p in range(P):
-            h = 1e-6 * (1.0 + abs(b[p]))
-            bn[:] = b
-            bn[p] += h
-            ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
-            if not ok:  # the domain's edge (asin(c x) with c x = 1 at a point): the slope from below
-                h = -h
-                bn[p] = b[p] + h
-                ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
-            for r in range(n):
-                d = (work[1 + p, r] - pred[r]) / h
-                # a perturbation that cannot be evaluated says nothing about the slope
-                J[p, r] = d if ok and np.isfinite(d) else 0.0
-        dmax = _normal_equations(J, P, y, pred, M, g)
+        if moved:  # a rejected step leaves b, and so the Jacobian and normal equations, as they were
+            dmax = _jacobian_normal(ops, args, vals, X, y, lin, nl, b, scale, stack, F, work, pred, ctmp, bn, J,
+                                    M0, g0)
+        M[:, :] = M0
+        g[:] = g0
         for p in range(P):
             M[p, p] += mu * (M[p, p] + 1e-12 * (1.0 + dmax))
         if P == 1:
@@ -171,6 +166,7 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
                 small = False
         cn = _project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, pn)
         better = cn < cost
+        moved = better
         gain = 0.0
         if better:
             gain = (cost - cn) / max(cost, 1e-300)
@@ -184,6 +180,28 @@ def _lm(ops, args, vals, X, y, lin, nl, b0, scale, max_iter, tol, c_out, stack, 
         if (better and gain < tol) or mu > 1e8 or small or cost < 1e-26:
             break
     return cost
+
+
+@njit(cache=True)
+def _jacobian_normal(ops, args, vals, X, y, lin, nl, b, scale, stack, F, work, pred, ctmp, bn, J, M, g):
+    """The finite-difference Jacobian of the projected predictions at ``b`` into ``J`` and its
+    normal equations into ``M`` and ``g`` (:func:`_normal_equations`, whose largest diagonal
+    entry is returned)."""
+    n, P = X.shape[0], b.size
+    for p in range(P):
+        h = 1e-6 * (1.0 + abs(b[p]))
+        bn[:] = b
+        bn[p] += h
+        ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
+        if not ok:  # the domain's edge (asin(c x) with c x = 1 at a point): the slope from below
+            h = -h
+            bn[p] = b[p] + h
+            ok = np.isfinite(_project(ops, args, vals, X, y, ctmp, lin, nl, bn, scale, stack, F, work[1 + p]))
+        for r in range(n):
+            d = (work[1 + p, r] - pred[r]) / h
+            # a perturbation that cannot be evaluated says nothing about the slope
+            J[p, r] = d if ok and np.isfinite(d) else 0.0
+    return _normal_equations(J, P, y, pred, M, g)
 
 
 @njit(cache=True)

@@ -47,49 +47,62 @@ def eval_prefix(ops, args, vals, X, c, stack, out):
             for r in range(n):
                 stack[top, r] = v
             top += 1
-        elif op <= OP_DIV:  # binary: the first argument is on top
+        elif op <= OP_DIV:  # binary: the first argument is on top; one loop per op (vectorisable)
             a, b = top - 1, top - 2
-            for r in range(n):
-                u, w = stack[a, r], stack[b, r]
-                if op == OP_ADD:
-                    z = u + w
-                elif op == OP_SUB:
-                    z = u - w
-                elif op == OP_MUL:
-                    z = u * w
-                elif abs(w) > DIV_EPS:
-                    z = u / w
-                else:
-                    z = np.nan
-                stack[b, r] = z
+            if op == OP_ADD:
+                for r in range(n):
+                    stack[b, r] = stack[a, r] + stack[b, r]
+            elif op == OP_SUB:
+                for r in range(n):
+                    stack[b, r] = stack[a, r] - stack[b, r]
+            elif op == OP_MUL:
+                for r in range(n):
+                    stack[b, r] = stack[a, r] * stack[b, r]
+            else:
+                for r in range(n):
+                    w = stack[b, r]
+                    stack[b, r] = stack[a, r] / w if abs(w) > DIV_EPS else np.nan
             top -= 1
         else:
             a = top - 1
-            for r in range(n):
-                u = stack[a, r]
-                if op == OP_NEG:
-                    z = -u
-                elif op == OP_SIN:
-                    z = np.sin(u)
-                elif op == OP_COS:
-                    z = np.cos(u)
-                elif op == OP_EXP:
-                    z = np.exp(u)
-                elif op == OP_LOG:
-                    z = np.log(abs(u)) if u != 0.0 else np.nan
-                elif op == OP_SQRT:
-                    z = np.sqrt(abs(u))
-                elif op == OP_POW2:
-                    z = u * u
-                elif op == OP_POW3:
-                    z = u * u * u
-                elif op == OP_TANH:
-                    z = np.tanh(u)
-                elif op == OP_ASIN:
-                    z = np.arcsin(u) if abs(u) <= 1.0 else np.nan
-                else:
-                    z = np.arccos(u) if abs(u) <= 1.0 else np.nan
-                stack[a, r] = z
+            if op == OP_NEG:
+                for r in range(n):
+                    stack[a, r] = -stack[a, r]
+            elif op == OP_SIN:
+                for r in range(n):
+                    stack[a, r] = np.sin(stack[a, r])
+            elif op == OP_COS:
+                for r in range(n):
+                    stack[a, r] = np.cos(stack[a, r])
+            elif op == OP_EXP:
+                for r in range(n):
+                    stack[a, r] = np.exp(stack[a, r])
+            elif op == OP_LOG:
+                for r in range(n):
+                    u = stack[a, r]
+                    stack[a, r] = np.log(abs(u)) if u != 0.0 else np.nan
+            elif op == OP_SQRT:
+                for r in range(n):
+                    stack[a, r] = np.sqrt(abs(stack[a, r]))
+            elif op == OP_POW2:
+                for r in range(n):
+                    u = stack[a, r]
+                    stack[a, r] = u * u
+            elif op == OP_POW3:
+                for r in range(n):
+                    u = stack[a, r]
+                    stack[a, r] = u * u * u
+            elif op == OP_TANH:
+                for r in range(n):
+                    stack[a, r] = np.tanh(stack[a, r])
+            elif op == OP_ASIN:
+                for r in range(n):
+                    u = stack[a, r]
+                    stack[a, r] = np.arcsin(u) if abs(u) <= 1.0 else np.nan
+            else:
+                for r in range(n):
+                    u = stack[a, r]
+                    stack[a, r] = np.arccos(u) if abs(u) <= 1.0 else np.nan
     for r in range(n):
         out[r] = stack[0, r]
 

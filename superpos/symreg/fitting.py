@@ -59,19 +59,27 @@ class _Program:
     """The prefix programs of many trees over (X, Xv), with every subtree the kernel cannot
     evaluate (a user-registered function) replaced by a derived input column: its values are
     fixed when the subtree holds no free constant. A tree with such a function above a free
-    constant cannot be fitted (``fittable`` False)."""
+    constant cannot be fitted (``fittable`` False). ``ops``, ``args``, ``vals``: every program
+    end to end, ``sizes`` their lengths."""
 
     def __init__(self, trees, basis: Basis, X: np.ndarray, Xv: np.ndarray):
         from .._kernels.program import OP_CONST, OP_VAR
 
         op, arg, val = _op_table(basis)
+        flat = np.concatenate(trees)
+        if np.all(op[flat] >= 0):  # every function compiled (the usual case): one gather, no loop
+            self.ops, self.args, self.vals = op[flat], arg[flat], val[flat]
+            self.sizes = np.array([t.size for t in trees], dtype=np.int64)
+            self.fittable = [True] * len(trees)
+            self.X, self.Xv = X, Xv
+            return
         cols, cols_v = [], []
-        self.ops, self.args, self.vals, self.fittable = [], [], [], []
+        ops, args, vals, self.fittable = [], [], [], []
         for t in trees:
             if np.all(op[t] >= 0):
-                self.ops.append(op[t])
-                self.args.append(arg[t])
-                self.vals.append(val[t])
+                ops.append(op[t])
+                args.append(arg[t])
+                vals.append(val[t])
                 self.fittable.append(True)
                 continue
             end = subtree_ends(t, basis.arities)
@@ -93,9 +101,11 @@ class _Program:
             self.fittable.append(ok)
             if not ok:  # a placeholder program (one constant) keeps the offsets aligned
                 o, a, v = [OP_CONST], [0], [0.0]
-            self.ops.append(np.array(o, dtype=np.int64))
-            self.args.append(np.array(a, dtype=np.int64))
-            self.vals.append(np.array(v, dtype=np.float64))
+            ops.append(np.array(o, dtype=np.int64))
+            args.append(np.array(a, dtype=np.int64))
+            vals.append(np.array(v, dtype=np.float64))
+        self.ops, self.args, self.vals = np.concatenate(ops), np.concatenate(args), np.concatenate(vals)
+        self.sizes = np.array([o.size for o in ops], dtype=np.int64)
         self.X = np.ascontiguousarray(np.column_stack([X, *cols])) if cols else X
         self.Xv = np.ascontiguousarray(np.column_stack([Xv, *cols_v])) if cols else Xv
 
@@ -127,14 +137,14 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
     if used >= X.shape[1]:
         raise SuperposError(f"a formula uses x{used + 1} but the data has {X.shape[1]} variables")
     prog = _Program(trees, basis, X, Xv)
-    ops = np.concatenate(prog.ops)
+    ops = prog.ops
     offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([o.size for o in prog.ops])
+    offsets[1:] = np.cumsum(prog.sizes)
     is_c = ops == OP_CONST
     n_c = np.add.reduceat(is_c.astype(np.int64), offsets[:-1])
     c_offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     c_offsets[1:] = np.cumsum(n_c)
-    args = np.concatenate(prog.args)
+    args = prog.args.copy()
     args[is_c] = (np.cumsum(is_c) - 1 - np.repeat(c_offsets[:-1], np.diff(offsets)))[is_c]
     try:
         lin = linear_mask(ops, offsets, c_offsets)
@@ -145,20 +155,18 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
     starts = start_points(n_nl_max, n_starts, np.random.default_rng(random_state))
     init_flat = np.zeros(c_offsets[-1])
     has_init = np.zeros(len(trees), dtype=bool)
-    for s in range(len(trees)):
-        v = None if init is None else init[s]
+    for s in range(len(trees)) if init is not None else ():
+        v = init[s]
         if v is not None and prog.fittable[s] and n_c[s] and np.size(v) == n_c[s] and np.all(np.isfinite(v)):
             init_flat[c_offsets[s]:c_offsets[s + 1]] = np.asarray(v, dtype=np.float64).ravel()
             has_init[s] = True
-    consts, ef, ev = fit_skeletons(ops, args, np.concatenate(prog.vals), offsets, lin, c_offsets, prog.X, y,
+    consts, ef, ev = fit_skeletons(ops, args, prog.vals, offsets, lin, c_offsets, prog.X, y,
                                    prog.Xv, yv, starts, int(n_starts), init_flat, has_init, int(max_iter), float(tol))
-    out = []
-    for s in range(len(trees)):
-        if not prog.fittable[s]:
-            k = int(np.sum(trees[s] == basis.constant))
-            out.append((np.full(k, np.nan), np.inf, np.inf))
-            continue
-        out.append((consts[c_offsets[s]:c_offsets[s + 1]].copy(), float(ef[s]), float(ef[s] if same else ev[s])))
+    ev = ef if same else ev
+    bounds = c_offsets.tolist()
+    out = [(consts[a:b], e, v) for a, b, e, v in zip(bounds[:-1], bounds[1:], ef.tolist(), ev.tolist())]
+    for s in (k for k, ok in enumerate(prog.fittable) if not ok):
+        out[s] = (np.full(int(np.sum(trees[s] == basis.constant)), np.nan), np.inf, np.inf)
     return out
 
 

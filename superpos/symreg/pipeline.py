@@ -31,7 +31,7 @@ from ..core.symbolic import to_sympy
 from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
-from .candidates import Candidate, Points, clear_key_memo, fit_candidates, structural_key, unique_trees
+from .candidates import Candidate, Points, clear_key_memo, fit_candidates, structural_hashes, unique_trees
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
@@ -379,11 +379,11 @@ def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.
 
 
 def _distinct(cands: list[Candidate], basis: Basis) -> list[Candidate]:
-    """The best-ranked candidate of each skeleton (commutative reorderings are one skeleton)."""
+    """The best-ranked candidate of each skeleton (commutative reorderings are one skeleton),
+    told apart by the compiled structural hash (thousands of candidates after local search)."""
     seen: set = set()
     out = []
-    for c in cands:
-        key = structural_key(c.tree, basis)
+    for c, key in zip(cands, structural_hashes([c.tree for c in cands], basis).tolist()):
         if key not in seen:
             seen.add(key)
             out.append(c)

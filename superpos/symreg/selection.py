@@ -23,12 +23,16 @@ def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e
     follow by validation error."""
     if not cands:
         return []
-    err = np.array([c.nmse_validation if np.isfinite(c.nmse_validation) else np.inf for c in cands])
+    err = np.array([c.nmse_validation for c in cands], dtype=np.float64)
+    err[~np.isfinite(err)] = np.inf
     best = err.min()
     tied = err <= best * (1.0 + rtol) + atol if np.isfinite(best) else np.ones(len(cands), bool)
-    key = [((0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, err[k], c.complexity, c.rank))
-           for k, c in enumerate(cands)]
-    return sorted(range(len(cands)), key=lambda k: key[k])
+    size = np.array([c.tree.size + c.constants.size for c in cands], dtype=np.float64)
+    ll = np.array([c.log_likelihood for c in cands], dtype=np.float64)
+    rank = np.array([c.rank for c in cands], dtype=np.float64)
+    # (0, complexity, -log-likelihood, rank) for the tied, (1, error, complexity, rank) for the rest
+    keys = (rank, np.where(tied, -ll, size), np.where(tied, size, err), ~tied)
+    return np.lexsort(keys).tolist()
 
 
 def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
