@@ -5,7 +5,7 @@ rarely (its corpus has constants of order 1 and inputs of order 1-10): exponenti
 decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
 same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin), and
 saturation c x / (x + c) (Michaelis-Menten), and with functions the model's basis lacks,
-c tanh(c x), asin(c x) and acos(c x) (over :func:`law_basis`). Proposed for each input beside
+c tanh(c x), c asin(c x) and c acos(c x) (over :func:`law_basis`). Proposed for each input beside
 the model's candidates, fitted on the data brought into the model's decade and scored like
 any other.
 """
@@ -39,8 +39,9 @@ _ARC_LAWS = (
     ("acos", "mul(c, acos(div(c, {x})))"),
 )
 """Laws with the functions the structure model's basis lacks (saturation c tanh(c x), an
-angle from a ratio, c asin(c x) and c acos(c x): the outer c is the target's unit), also of c / x (a reduction's group z may come
-as the inverse of the law's ratio): proposed over :func:`law_basis`."""
+angle from a ratio, c asin(c x) and c acos(c x): the outer c is the target's unit), also of
+c / x (a reduction's group z may come as the inverse of the law's ratio): proposed over
+:func:`law_basis`."""
 
 LAW_FUNCTIONS = tuple(dict.fromkeys(name for name, _ in _ARC_LAWS))
 

@@ -316,7 +316,8 @@ def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2) 
     if np.all(y > 0) or np.all(y < 0):
         neg = ("neg",) if y[0] < 0 else ()
         a = np.abs(y)
-        transforms += [(neg + ("div", "one"), 1.0 / a), (neg + ("sqrt",), a * a), (neg + ("div", "one", "sqrt"), 1.0 / (a * a))]
+        transforms += [(neg + ("div", "one"), 1.0 / a), (neg + ("sqrt",), a * a),
+                       (neg + ("div", "one", "sqrt"), 1.0 / (a * a))]
     out = []
     for outer, t in transforms:
         if not (all(basis.has("1" if n == "one" else n) for n in outer) and np.all(np.isfinite(t))):
