@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
-from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index, translations
+from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index
+from superpos.symreg.translations import translations
 from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
 

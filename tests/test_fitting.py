@@ -269,13 +269,12 @@ def test_compiled_linear_mask_equals_skeleton_linear():
         np.testing.assert_array_equal(lin[c_offsets[s]:c_offsets[s + 1]], Skeleton(t, B2).linear)
 
 
-def test_compiled_evaluation_equals_tree_evaluate(X2):
+def _assert_compiled_equals_evaluate(trees, basis, X, rng):
+    """Each tree's compiled evaluation (random constants) against the numpy evaluator."""
     from superpos._kernels.program import eval_prefix
 
-    rng = np.random.default_rng(2)
-    X = np.ascontiguousarray(X2 * 3)
-    for t in _random_trees(B2, 300, 2):
-        ops, args, vals, offsets, c_offsets = _program([t], B2)
+    for t in trees:
+        ops, args, vals, offsets, c_offsets = _program([t], basis)
         args = args.copy()
         is_c = ops == 1
         args[is_c] = np.arange(is_c.sum())
@@ -283,13 +282,17 @@ def test_compiled_evaluation_equals_tree_evaluate(X2):
         out = np.empty(len(X))
         eval_prefix(ops, args, vals, X, c, np.empty((t.size, len(X))), out)
         with np.errstate(all="ignore"):
-            np.testing.assert_allclose(out, evaluate(t, B2, X, c), rtol=1e-12, equal_nan=True)
+            np.testing.assert_allclose(out, evaluate(t, basis, X, c), rtol=1e-12, equal_nan=True)
+
+
+def test_compiled_evaluation_equals_tree_evaluate(X2):
+    _assert_compiled_equals_evaluate(_random_trees(B2, 300, 2), B2, np.ascontiguousarray(X2 * 3),
+                                     np.random.default_rng(2))
 
 
 def test_compiled_tanh_asin_acos_equal_tree_evaluate():
     """The kernel's tanh, asin and acos (NaN outside [-1, 1]) against the basis's numpy ones,
     and a constant inside them is fitted (they are compiled ops, not derived columns)."""
-    from superpos._kernels.program import eval_prefix
     from superpos.symreg.fitting import fit_many
 
     b = Basis(["add", "mul", "neg", "sin", "tanh", "asin", "acos", "x1", "x2", "c", "1"])
@@ -297,16 +300,7 @@ def test_compiled_tanh_asin_acos_equal_tree_evaluate():
     X = np.ascontiguousarray(rng.uniform(-1.5, 1.5, (50, 2)))
     trees = _random_trees(b, 300, 7)
     assert any(b.index("asin") in t for t in trees) and any(b.index("acos") in t for t in trees)
-    for t in trees:
-        ops, args, vals, offsets, c_offsets = _program([t], b)
-        args = args.copy()
-        is_c = ops == 1
-        args[is_c] = np.arange(is_c.sum())
-        c = rng.uniform(-2, 2, is_c.sum())
-        out = np.empty(len(X))
-        eval_prefix(ops, args, vals, X, c, np.empty((t.size, len(X))), out)
-        with np.errstate(all="ignore"):
-            np.testing.assert_allclose(out, evaluate(t, b, X, c), rtol=1e-12, equal_nan=True)
+    _assert_compiled_equals_evaluate(trees, b, X, rng)
     x = np.linspace(0.1, 2.0, 40)[:, None]
     for law, truth in (("mul(c, tanh(mul(c, x1)))", 1.5 * np.tanh(0.7 * x[:, 0])),
                        ("asin(mul(c, x1))", np.arcsin(0.4 * x[:, 0]))):

@@ -1,6 +1,7 @@
 """Every numba kernel of superpos, on plain arrays, grouped by concept.
 
-``tree``: the tree DP, k-best, the seed's iteration, tree scores and edge rows;
+``tree``: the tree DP, k-best, the seed's iteration, tree scores and edge rows; ``keys``:
+structural hashes of trees;
 ``program``: skeletons as prefix programs (evaluation, linear constants, the normalised
 error); ``fit``: constant fitting of many skeletons; ``ensemble``: an exported
 gradient-boosted classifier; ``ssvm``: chain Viterbi, the dual QP and the Frank-Wolfe pass.

@@ -13,7 +13,8 @@ from ..core.symbolic import to_sympy
 from .fitting import fit_many
 from .settings import FormulaSettings
 
-__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes"]
+__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes",
+           "selection_sample"]
 
 
 def skeleton_key(tree, basis: Basis) -> str:
@@ -178,7 +179,7 @@ def structural_hashes(trees, basis: Basis) -> np.ndarray:
     """:func:`structural_key` of many trees at once as 64-bit hashes (equal where the keys are
     equal; a collision between different keys has odds of about n^2 / 2^65), compiled:
     local search keys thousands of neighbours per data set."""
-    from .._kernels.tree import structural_hashes as kernel
+    from .._kernels.keys import structural_hashes as kernel
 
     trees = [np.asarray(t, dtype=np.int64) for t in trees]
     if not trees:
@@ -254,3 +255,15 @@ def fit_candidates(ranked, basis: Basis, points: Points, settings: FormulaSettin
         held_out[top] = cv
         fits = [(c, ef, float(e)) for (c, ef, _), e in zip(fits, held_out)]
     return [Candidate(tree, names, score, r, c, ef, ev) for (r, score, tree), (c, ef, ev) in zip(ranked, fits)]
+
+
+def selection_sample(X: np.ndarray, y: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of at most ``m`` points that choose the formula: all points when there are no
+    more, else the extremes of every input and of the target (so the sample spans each
+    input's range) and a uniform random draw for the rest, in their original order."""
+    n = X.shape[0]
+    if n <= m:
+        return np.arange(n)
+    ends = np.unique(np.concatenate([X.argmin(axis=0), X.argmax(axis=0), [y.argmin(), y.argmax()]]))
+    rest = np.setdiff1d(rng.choice(n, m, replace=False), ends)[:max(0, m - ends.size)]
+    return np.sort(np.concatenate([ends, rest]))

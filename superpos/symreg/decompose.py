@@ -21,13 +21,13 @@ prod x^b (x1 exp(-x2 x3 / (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): :func:`single_i
 from the rank-one Hessian of log|y| in log|x|.
 
 Others read a pair of inputs only through their difference (cos(x3 - x4), (x2 - x1)^2 +
-(x4 - x3)^2): :func:`translations` finds such pairs from the gradients of a polynomial
-surrogate, AI Feynman's translational symmetry.
+(x4 - x3)^2): :func:`~superpos.symreg.translations.translations` finds such pairs from the
+gradients of a polynomial surrogate, AI Feynman's translational symmetry.
 
 Any of these gives the structure model a data set it knows, (z, y / prod w^a) with at most 3
 inputs z (a :class:`Reduction`), and :meth:`Reduction.compose` writes each g it finds back as a
 tree over every input; :func:`reductions` picks those worth a search. Each is proposed only
-where its fit describes the data (``_EXPLAINED``, ``_SURROGATE``): on noisy tables more
+where its fit describes the data (``_EXPLAINED``; the surrogate of the translations): on noisy tables more
 candidates only add chances for a spurious winner.
 """
 from __future__ import annotations
@@ -40,6 +40,7 @@ import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import rewritten
+from .translations import translations
 
 __all__ = ["Reduction", "monomial_splits", "single_index", "translations", "reductions"]
 
@@ -51,10 +52,6 @@ _EXPLAINED = 0.98
 """A reduction is proposed only where its fit (of log|y|, or the surrogate of y) explains this
 share of the variance: laws measured cleanly, not noisy tables, where more candidates would
 only add chances for a spurious winner."""
-
-_SURROGATE = 0.9
-"""The share of the variance of y the polynomial surrogate of :func:`translations` must explain
-(a kink such as |x_i - x_j| keeps a cubic below 0.98)."""
 
 _SIGNED = 0.999
 """A split whose g changes sign is proposed only where a cubic (with 1/x and log|x|) in its
@@ -116,76 +113,6 @@ class Reduction:
         z = {model_basis.variables[k]: _monomial(v, row) for k, row in enumerate(self.inner)}
         factor = _monomial(v, self.factor_exponents)
         return rewritten(tree, model_basis, constants, lambda e: e.xreplace(z) * factor, basis)
-
-
-_SYMMETRY = 0.05
-"""A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
-this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate)."""
-
-
-def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
-    """Exponent vectors of the monomials of degree d in m variables."""
-    out = []
-    for idx in combinations_with_replacement(range(m), d):
-        e = [0] * m
-        for i in idx:
-            e[i] += 1
-        out.append(tuple(e))
-    return out
-
-
-def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
-    """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
-    inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
-    x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j and keep the other inputs; pairs taken
-    greedily, the most symmetric first. The test: the gradients of a least-squares
-    surrogate of y at the points (cubic where the points allow, else quadratic; :data:`_SYMMETRY`).
-    None when no pair passes."""
-    n, m = X.shape
-    if m < 2 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
-        return None
-    sd = X.std(axis=0)
-    if np.any(sd == 0):
-        return None
-    Z = (X - X.mean(axis=0)) / sd
-    powers = None
-    for degree in (3, 2):  # the richest surrogate the points allow
-        powers = [e for d in range(degree + 1) for e in _exponents(m, d)]
-        if len(powers) < n // 2:
-            break
-    else:
-        return None
-    A = np.column_stack([np.prod(Z ** np.array(e), axis=1) for e in powers])
-    ys = (y - y.mean()) / np.std(y)
-    coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
-    if not (np.all(np.isfinite(coef)) and n > A.shape[1]
-            and float(np.sum((ys - A @ coef) ** 2)) / (n - A.shape[1]) <= (1.0 - _SURROGATE) * n / (n - 1)):
-        return None  # the surrogate does not describe y (adjusted R^2): its gradients say nothing
-    G = np.zeros((n, m))  # dy/dx at each point, in the data's units
-    for c, e in zip(coef, powers):
-        for i in range(m):
-            if e[i]:
-                d = list(e)
-                d[i] -= 1
-                G[:, i] += c * e[i] * np.prod(Z ** np.array(d), axis=1)
-    G /= sd
-    scores = []
-    for i, j in combinations(range(m), 2):
-        den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
-        if den > 0:
-            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j))
-    used: set[int] = set()
-    rows = []
-    for score, i, j in sorted(scores):
-        if score > _SYMMETRY:
-            break
-        if i in used or j in used:
-            continue
-        used |= {i, j}
-        rows.append(tuple(float(k == i) - float(k == j) for k in range(m)))
-    if not rows:
-        return None
-    return tuple(rows) + tuple(tuple(float(k == j) for k in range(m)) for j in range(m) if j not in used)
 
 
 def _cubic(Z: np.ndarray) -> list[np.ndarray]:

@@ -14,12 +14,20 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from typing import TYPE_CHECKING
+
 from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..core.tree import from_string
 from ..exceptions import NotRepresentable, SuperposError
+from .fitting import fit_many
+from .units import decade_scales, to_user_units
 
-__all__ = ["baseline_trees", "law_trees", "law_starts", "law_basis", "LAW_FUNCTIONS"]
+if TYPE_CHECKING:
+    from .candidates import Points
+    from .settings import FormulaSettings
+
+__all__ = ["baseline_trees", "law_trees", "laws_with_starts", "law_basis", "fitted_laws", "LAW_FUNCTIONS"]
 
 _LAWS = (
     "mul(c, exp(mul(c, {x})))",
@@ -57,18 +65,14 @@ def law_trees(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarr
     """The trees of :data:`_LAWS` (and of :data:`_ARC_LAWS` where the basis has their
     function) for each of the first ``max_inputs`` inputs of X (those that vary); none over a
     basis without add, mul, div, exp and free constants."""
-    return [t for t, _ in _laws(X, basis, max_inputs)]
+    return [t for t, _ in laws_with_starts(X, basis, max_inputs)]
 
 
-def law_starts(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[np.ndarray | None]:
-    """Per tree of :func:`law_trees`, its constants' start where the generic starts miss:
-    asin and acos are NaN wherever their argument leaves [-1, 1], so their inner constant starts
-    at 0.5 / max|u| for u = x or 1 / x (c x within [-0.5, 0.5] at every point); None for the
-    others."""
-    return [start for _, start in _laws(X, basis, max_inputs)]
-
-
-def _laws(X: np.ndarray, basis: Basis, max_inputs: int) -> list[tuple[np.ndarray, np.ndarray | None]]:
+def laws_with_starts(X: np.ndarray, basis: Basis, max_inputs: int = 3) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """(tree, start) per tree of :func:`law_trees`: the start of its constants where the
+    generic starts miss, None for the others. asin and acos are NaN wherever their argument
+    leaves [-1, 1], so their inner constant starts at 0.5 / max|u| for u = x or 1 / x (c x
+    within [-0.5, 0.5] at every point)."""
     names = set(basis.to_list())
     if not all(n in names for n in _NEEDS):
         return []
@@ -106,4 +110,28 @@ def baseline_trees(basis: Basis, n_variables: int) -> list[np.ndarray]:
             out.append(from_sympy(e, basis)[0])
         except NotRepresentable:  # a basis without add, mul or c
             continue
+    return out
+
+
+def fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, settings: FormulaSettings,
+                 seed: int, keep: int = 2) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(tree, constants) of the ``keep`` classic laws (:func:`~superpos.symreg.laws.law_trees`)
+    that fit a reduced data set of one input z best, fitted with every start on the fitting
+    points brought into the model's decade (:mod:`.units`) and mapped back; none for more
+    inputs (a law is of one input)."""
+    if Z.shape[1] != 1:
+        return []
+    kx, ky = decade_scales(Z, y)  # fitted in the model's decade (scale constants within the starts' reach)
+    Zs = Z[points.fit] / 10.0**kx
+    found = laws_with_starts(Zs, basis)
+    if not found:
+        return []
+    trees = [t for t, _ in found]
+    fits = fit_many(trees, basis, Zs, y[points.fit] / 10.0**ky, n_starts=settings.n_starts,
+                    max_iter=settings.lm_iterations, random_state=seed, init=[start for _, start in found])
+    out = []
+    for k in np.argsort([e for _, e, _ in fits], kind="stable")[:keep]:
+        if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0])):
+            mapped = to_user_units(trees[k], fits[k][0], basis, kx, ky) if kx.any() or ky else (trees[k], fits[k][0])
+            out += [mapped] if mapped is not None else []
     return out

@@ -31,14 +31,15 @@ from ..core.symbolic import to_sympy
 from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
-from .candidates import Candidate, Points, clear_key_memo, fit_candidates, structural_hashes, unique_trees
+from .candidates import (Candidate, Points, clear_key_memo, fit_candidates, selection_sample, structural_hashes,
+                         unique_trees)
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
 from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
-from .laws import baseline_trees, law_basis, law_starts, law_trees
+from .laws import baseline_trees, fitted_laws, law_basis, laws_with_starts
 from .settings import FormulaSettings
 from .terms import sum_trees, transformed_sums
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
@@ -193,7 +194,7 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
     """For each reduction of the data to at most the model's number of inputs
     (:func:`~superpos.symreg.decompose.reductions`): the model's best g on (z, y / prod w^a),
     then the sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`)
-    and, for one z, the classic laws (tanh, asin and acos among them, :func:`_fitted_laws`),
+    and, for one z, the classic laws (tanh, asin and acos among them, :func:`~superpos.symreg.laws.fitted_laws`),
     written back as prod w^a * g(z(x)) over ``basis`` and refitted on ``points``."""
     out: list[Candidate] = []
     k = model.basis_.n_variables
@@ -213,31 +214,8 @@ def _reduced_candidates(model, basis: Basis, points: Points, shown: np.ndarray, 
             pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf), red.compose(t, c, model.basis_, basis))
                       for t, c in transformed_sums(Z[points.fit], rest[points.fit], model.basis_, keep=1)]
         pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf), red.compose(t, c, laws, basis))
-                  for t, c in _fitted_laws(Z, rest, laws, points, settings, seed)]
+                  for t, c in fitted_laws(Z, rest, laws, points, settings, seed)]
         out += _refitted(pairs, basis, points, settings, seed, first_rank + len(out))
-    return out
-
-
-def _fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, settings: FormulaSettings,
-                 seed: int, keep: int = 2) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(tree, constants) of the ``keep`` classic laws (:func:`~superpos.symreg.laws.law_trees`)
-    that fit a reduced data set of one input z best, fitted with every start on the fitting
-    points brought into the model's decade (:mod:`.units`) and mapped back; none for more
-    inputs (a law is of one input)."""
-    if Z.shape[1] != 1:
-        return []
-    kx, ky = decade_scales(Z, y)  # fitted in the model's decade (scale constants within the starts' reach)
-    Zs = Z[points.fit] / 10.0**kx
-    trees = law_trees(Zs, basis)
-    if not trees:
-        return []
-    fits = fit_many(trees, basis, Zs, y[points.fit] / 10.0**ky, n_starts=settings.n_starts,
-                    max_iter=settings.lm_iterations, random_state=seed, init=law_starts(Zs, basis))
-    out = []
-    for k in np.argsort([e for _, e, _ in fits], kind="stable")[:keep]:
-        if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0])):
-            mapped = to_user_units(trees[k], fits[k][0], basis, kx, ky) if kx.any() or ky else (trees[k], fits[k][0])
-            out += [mapped] if mapped is not None else []
     return out
 
 
@@ -254,7 +232,8 @@ def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings
     scaled = Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit, points.val, points.folds)
     trees = [] if _exact_first(cands) else sum_trees(scaled.X[scaled.fit], scaled.y[scaled.fit], basis,
                                                        grown=not points.folds)
-    laws = law_trees(scaled.X, basis)
+    found = laws_with_starts(scaled.X, basis)
+    laws = [t for t, _ in found]
     if not (trees or laws):
         return cands
     floor = min((c.log_likelihood for c in cands), default=0.0) - 1.0
@@ -263,7 +242,7 @@ def _with_library(cands: list[Candidate], basis: Basis, points: Points, settings
     # few trees, whose scale constants (exp(-15 / (x + 2.73))) need every start: no cheap screen
     full = replace(settings, screen=(settings.n_starts, settings.lm_iterations), screen_points=0)
     extra += fit_candidates([(len(cands) + len(trees) + r, floor, t) for r, t in enumerate(laws)], basis, scaled,
-                            full, seed, init=law_starts(scaled.X, basis)) if laws else []
+                            full, seed, init=[start for _, start in found]) if laws else []
     if kx.any() or ky:
         extra = _in_user_units(extra, basis, kx, ky, points, settings, seed, len(cands))
     rtol = settings.tie_tolerance(points.n_validation)
@@ -388,18 +367,6 @@ def _distinct(cands: list[Candidate], basis: Basis) -> list[Candidate]:
             seen.add(key)
             out.append(c)
     return out
-
-
-def selection_sample(X: np.ndarray, y: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Indices of at most ``m`` points that choose the formula: all points when there are no
-    more, else the extremes of every input and of the target (so the sample spans each
-    input's range) and a uniform random draw for the rest, in their original order."""
-    n = X.shape[0]
-    if n <= m:
-        return np.arange(n)
-    ends = np.unique(np.concatenate([X.argmin(axis=0), X.argmax(axis=0), [y.argmin(), y.argmax()]]))
-    rest = np.setdiff1d(rng.choice(n, m, replace=False), ends)[:max(0, m - ends.size)]
-    return np.sort(np.concatenate([ends, rest]))
 
 
 def propose_skeletons(model, L: np.ndarray, n_variables: int, settings: FormulaSettings) -> list:

@@ -1,0 +1,84 @@
+"""Translations: pairs of inputs a law reads only through their difference (AI Feynman's
+translational symmetry, Udrescu & Tegmark 2020), found from the gradients of a polynomial
+surrogate of y; :func:`~superpos.symreg.decompose.reductions` turns them into a data set of
+the differences for the structure model."""
+from __future__ import annotations
+
+from itertools import combinations, combinations_with_replacement
+
+import numpy as np
+
+__all__ = ["translations"]
+
+_SURROGATE = 0.9
+"""The share of the variance of y the polynomial surrogate of :func:`translations` must explain
+(a kink such as |x_i - x_j| keeps a cubic below 0.98)."""
+
+_SYMMETRY = 0.05
+"""A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
+this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate)."""
+
+
+def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
+    """Exponent vectors of the monomials of degree d in m variables."""
+    out = []
+    for idx in combinations_with_replacement(range(m), d):
+        e = [0] * m
+        for i in idx:
+            e[i] += 1
+        out.append(tuple(e))
+    return out
+
+
+def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
+    """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
+    inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
+    x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j and keep the other inputs; pairs taken
+    greedily, the most symmetric first. The test: the gradients of a least-squares
+    surrogate of y at the points (cubic where the points allow, else quadratic; :data:`_SYMMETRY`).
+    None when no pair passes."""
+    n, m = X.shape
+    if m < 2 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
+        return None
+    sd = X.std(axis=0)
+    if np.any(sd == 0):
+        return None
+    Z = (X - X.mean(axis=0)) / sd
+    powers = None
+    for degree in (3, 2):  # the richest surrogate the points allow
+        powers = [e for d in range(degree + 1) for e in _exponents(m, d)]
+        if len(powers) < n // 2:
+            break
+    else:
+        return None
+    A = np.column_stack([np.prod(Z ** np.array(e), axis=1) for e in powers])
+    ys = (y - y.mean()) / np.std(y)
+    coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
+    if not (np.all(np.isfinite(coef)) and n > A.shape[1]
+            and float(np.sum((ys - A @ coef) ** 2)) / (n - A.shape[1]) <= (1.0 - _SURROGATE) * n / (n - 1)):
+        return None  # the surrogate does not describe y (adjusted R^2): its gradients say nothing
+    G = np.zeros((n, m))  # dy/dx at each point, in the data's units
+    for c, e in zip(coef, powers):
+        for i in range(m):
+            if e[i]:
+                d = list(e)
+                d[i] -= 1
+                G[:, i] += c * e[i] * np.prod(Z ** np.array(d), axis=1)
+    G /= sd
+    scores = []
+    for i, j in combinations(range(m), 2):
+        den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
+        if den > 0:
+            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j))
+    used: set[int] = set()
+    rows = []
+    for score, i, j in sorted(scores):
+        if score > _SYMMETRY:
+            break
+        if i in used or j in used:
+            continue
+        used |= {i, j}
+        rows.append(tuple(float(k == i) - float(k == j) for k in range(m)))
+    if not rows:
+        return None
+    return tuple(rows) + tuple(tuple(float(k == j) for k in range(m)) for j in range(m) if j not in used)
