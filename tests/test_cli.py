@@ -266,3 +266,17 @@ def test_the_command_line_does_not_need_click():
     code = "import sys; sys.modules['click'] = None; import superpos.cli; print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_the_command_line_starts_without_pydantic():
+    """Start-up is part of every `superpos predict` call: typer 0.29 builds a pydantic
+    TypeAdapter per option before running a command (0.17 s measured), hence the cap on
+    typer in pyproject.toml. A command that parses its options must not import pydantic."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom superpos.cli import app\n"
+            "try:\n    app(['predict', 'no-such-file.csv', '--quiet'])\nexcept SystemExit:\n    pass\n"
+            "print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip().endswith("False"), (out.stdout, out.stderr)
