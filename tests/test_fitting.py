@@ -10,7 +10,7 @@ import sympy
 
 from superpos import Basis, SuperposError
 from superpos.core.numeric import nmse, r2
-from superpos.core.tree import evaluate, from_string
+from superpos.core.tree import evaluate, from_string, subtree_ends
 from superpos.structure.prior import sample_tree
 from superpos.symreg.candidates import (Candidate, Points, fit_candidates, skeleton_key, structural_hashes, structural_key,
                                        unique_trees)
@@ -288,6 +288,58 @@ def _assert_compiled_equals_evaluate(trees, basis, X, rng):
 def test_compiled_evaluation_equals_tree_evaluate(X2):
     _assert_compiled_equals_evaluate(_random_trees(B2, 300, 2), B2, np.ascontiguousarray(X2 * 3),
                                      np.random.default_rng(2))
+
+
+def test_node_values_and_path_updates_equal_a_full_evaluation(X2):
+    """The fitter's node-by-node evaluation (every node's values kept, so that a changed
+    constant re-evaluates only its path to the root) gives bit for bit what eval_prefix
+    gives for the whole tree, after a constant changes in place (_update_path) and with a
+    constant changed on the side, V left as it was (_root_with)."""
+    from superpos._kernels.fit import _root_with, _shape, _update_path, _values
+    from superpos._kernels.program import eval_prefix
+
+    rng = np.random.default_rng(4)
+    X = np.ascontiguousarray(X2 * 3)
+    n = len(X)
+    checked = 0
+    for t in _random_trees(B2, 300, 4):
+        ops, args, vals, _, _ = _program([t], B2)
+        args = args.copy()
+        is_c = ops == 1
+        K = int(is_c.sum())
+        args[is_c] = np.arange(K)
+        m = t.size
+        second, parent = np.zeros(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+        dep, cnode = np.empty(m, dtype=bool), np.zeros(max(K, 1), dtype=np.int64)
+        _shape(ops, args, second, parent, dep, cnode)
+        c = rng.uniform(-2, 2, K)
+        V = np.full((m, n), np.nan)
+        _values(ops, args, vals, X, c, second, np.ones(m, dtype=bool), V)
+
+        def full(cc):
+            out = np.empty(n)
+            eval_prefix(ops, args, vals, X, cc, np.empty((m, n)), out)
+            return out
+
+        np.testing.assert_array_equal(V[0], full(c))
+        end = subtree_ends(t, B2.arities)
+        np.testing.assert_array_equal(dep, [bool(np.any(ops[k:end[k]] == 1)) for k in range(m)])
+        c = rng.uniform(-2, 2, K)
+        _values(ops, args, vals, X, c, second, dep, V)  # the constant-free nodes keep their values
+        np.testing.assert_array_equal(V[0], full(c))
+        for q in range(K):
+            c2 = c.copy()
+            c2[q] = rng.uniform(-2, 2)
+            before = V.copy()
+            buf = np.empty((2, n))
+            row = _root_with(ops, args, vals, X, c2, second, parent, cnode[q], V, buf)
+            np.testing.assert_array_equal(buf[row], full(c2))
+            np.testing.assert_array_equal(V, before)
+            _update_path(ops, args, vals, X, c2, second, parent, cnode[q], V)
+            np.testing.assert_array_equal(V[0], full(c2))
+            c = c2
+            checked += 1
+    assert checked > 50  # constants changed and checked
 
 
 def test_compiled_tanh_asin_acos_equal_tree_evaluate():

@@ -24,6 +24,89 @@ OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": O
 
 
 @njit(cache=True)
+def arity(op):
+    """Children of a node with this op code: 0 (leaves), 2 (add, sub, mul, div) or 1."""
+    return 0 if op <= OP_NUM else (2 if op <= OP_DIV else 1)
+
+
+@njit(cache=True)
+def leaf_values(op, arg, val, X, c, out):
+    """A leaf's value on every row of X into ``out``: the input column ``arg`` (OP_VAR),
+    the constant ``c[arg]`` (OP_CONST) or ``val`` (OP_NUM)."""
+    if op == OP_VAR:
+        for r in range(out.size):
+            out[r] = X[r, arg]
+    else:
+        v = c[arg] if op == OP_CONST else val
+        for r in range(out.size):
+            out[r] = v
+
+
+@njit(cache=True)
+def binary_values(op, a, b, out):
+    """out = a op b, row by row (``out`` may be ``b``); one loop per op (vectorisable).
+    A division by |b| <= DIV_EPS gives NaN."""
+    if op == OP_ADD:
+        for r in range(out.size):
+            out[r] = a[r] + b[r]
+    elif op == OP_SUB:
+        for r in range(out.size):
+            out[r] = a[r] - b[r]
+    elif op == OP_MUL:
+        for r in range(out.size):
+            out[r] = a[r] * b[r]
+    else:
+        for r in range(out.size):
+            w = b[r]
+            out[r] = a[r] / w if abs(w) > DIV_EPS else np.nan
+
+
+@njit(cache=True)
+def unary_values(op, a, out):
+    """out = op(a), row by row (``out`` may be ``a``). Domain errors give NaN, overflow inf
+    (as the basis's numpy implementations)."""
+    n = out.size
+    if op == OP_NEG:
+        for r in range(n):
+            out[r] = -a[r]
+    elif op == OP_SIN:
+        for r in range(n):
+            out[r] = np.sin(a[r])
+    elif op == OP_COS:
+        for r in range(n):
+            out[r] = np.cos(a[r])
+    elif op == OP_EXP:
+        for r in range(n):
+            out[r] = np.exp(a[r])
+    elif op == OP_LOG:
+        for r in range(n):
+            u = a[r]
+            out[r] = np.log(abs(u)) if u != 0.0 else np.nan
+    elif op == OP_SQRT:
+        for r in range(n):
+            out[r] = np.sqrt(abs(a[r]))
+    elif op == OP_POW2:
+        for r in range(n):
+            u = a[r]
+            out[r] = u * u
+    elif op == OP_POW3:
+        for r in range(n):
+            u = a[r]
+            out[r] = u * u * u
+    elif op == OP_TANH:
+        for r in range(n):
+            out[r] = np.tanh(a[r])
+    elif op == OP_ASIN:
+        for r in range(n):
+            u = a[r]
+            out[r] = np.arcsin(u) if abs(u) <= 1.0 else np.nan
+    else:
+        for r in range(n):
+            u = a[r]
+            out[r] = np.arccos(u) if abs(u) <= 1.0 else np.nan
+
+
+@njit(cache=True)
 def eval_prefix(ops, args, vals, X, c, stack, out):
     """Values of one prefix program on the rows of X into ``out`` (n,); ``stack`` is
     scratch of shape (>= nodes, n). Domain errors give NaN, overflow inf (as the basis's
@@ -32,77 +115,14 @@ def eval_prefix(ops, args, vals, X, c, stack, out):
     top = 0
     for k in range(ops.size - 1, -1, -1):
         op = ops[k]
-        if op == OP_VAR:
-            col = args[k]
-            for r in range(n):
-                stack[top, r] = X[r, col]
+        if op <= OP_NUM:
+            leaf_values(op, args[k], vals[k], X, c, stack[top, :n])
             top += 1
-        elif op == OP_CONST:
-            v = c[args[k]]
-            for r in range(n):
-                stack[top, r] = v
-            top += 1
-        elif op == OP_NUM:
-            v = vals[k]
-            for r in range(n):
-                stack[top, r] = v
-            top += 1
-        elif op <= OP_DIV:  # binary: the first argument is on top; one loop per op (vectorisable)
-            a, b = top - 1, top - 2
-            if op == OP_ADD:
-                for r in range(n):
-                    stack[b, r] = stack[a, r] + stack[b, r]
-            elif op == OP_SUB:
-                for r in range(n):
-                    stack[b, r] = stack[a, r] - stack[b, r]
-            elif op == OP_MUL:
-                for r in range(n):
-                    stack[b, r] = stack[a, r] * stack[b, r]
-            else:
-                for r in range(n):
-                    w = stack[b, r]
-                    stack[b, r] = stack[a, r] / w if abs(w) > DIV_EPS else np.nan
+        elif op <= OP_DIV:  # binary: the first argument is on top
+            binary_values(op, stack[top - 1, :n], stack[top - 2, :n], stack[top - 2, :n])
             top -= 1
         else:
-            a = top - 1
-            if op == OP_NEG:
-                for r in range(n):
-                    stack[a, r] = -stack[a, r]
-            elif op == OP_SIN:
-                for r in range(n):
-                    stack[a, r] = np.sin(stack[a, r])
-            elif op == OP_COS:
-                for r in range(n):
-                    stack[a, r] = np.cos(stack[a, r])
-            elif op == OP_EXP:
-                for r in range(n):
-                    stack[a, r] = np.exp(stack[a, r])
-            elif op == OP_LOG:
-                for r in range(n):
-                    u = stack[a, r]
-                    stack[a, r] = np.log(abs(u)) if u != 0.0 else np.nan
-            elif op == OP_SQRT:
-                for r in range(n):
-                    stack[a, r] = np.sqrt(abs(stack[a, r]))
-            elif op == OP_POW2:
-                for r in range(n):
-                    u = stack[a, r]
-                    stack[a, r] = u * u
-            elif op == OP_POW3:
-                for r in range(n):
-                    u = stack[a, r]
-                    stack[a, r] = u * u * u
-            elif op == OP_TANH:
-                for r in range(n):
-                    stack[a, r] = np.tanh(stack[a, r])
-            elif op == OP_ASIN:
-                for r in range(n):
-                    u = stack[a, r]
-                    stack[a, r] = np.arcsin(u) if abs(u) <= 1.0 else np.nan
-            else:
-                for r in range(n):
-                    u = stack[a, r]
-                    stack[a, r] = np.arccos(u) if abs(u) <= 1.0 else np.nan
+            unary_values(op, stack[top - 1, :n], stack[top - 1, :n])
     for r in range(n):
         out[r] = stack[0, r]
 

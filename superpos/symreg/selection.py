@@ -101,10 +101,12 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     finalists' ``nmse_validation`` becomes their cross-validated error."""
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
     head: list[Candidate] = []
+    chosen: set[int] = set()  # ids of the candidates in head
     for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
               + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]):
-        if (np.isfinite(c.nmse_validation) or points.folds) and all(c is not h for h in head):
+        if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
+            chosen.add(id(c))
     if len(head) < 2:
         return cands
     if points.folds:
@@ -123,7 +125,7 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     if not np.isfinite(means).any():  # no finalist survives its folds: keep the order as it was
         return cands
     finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, means)]
-    rest = [c for c in cands if all(c is not h for h in head)]
+    rest = [c for c in cands if id(c) not in chosen]
     return [finalists[k] for k in paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))] + rest
 
 
