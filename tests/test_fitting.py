@@ -231,6 +231,31 @@ def test_round_constants_and_simplify():
     assert simplify_capped(sympy.log(sympy.Abs(x)), 1.0, positive=["x1"]) == sympy.log(x)
 
 
+def test_simplify_does_not_import_sympy_units():
+    """simplify_capped simplifies as sympy.simplify does without importing sympy.physics.units
+    (a tenth of a command-line call), and leaves that module importable as ever."""
+    import subprocess
+    import sys
+
+    code = """
+import sys, sympy
+from superpos.symreg.render import simplify_capped
+x = sympy.Symbol('x1', real=True)
+exprs = [x**2 / 2 + x / 2, sympy.sin(x)**2 + sympy.cos(x)**2, x * sympy.exp(x) - 0.52 * sympy.exp(x),
+         sympy.sin(x) * sympy.cos(x) + x]
+ours = [simplify_capped(e, 5.0) for e in exprs]
+print('sympy.physics.units' in sys.modules, 'sympy.physics' in sys.modules)
+from sympy.physics.units import Quantity, meter
+assert isinstance(meter, Quantity)
+print(all(a == sympy.simplify(e) for a, e in zip(ours, exprs)), ours[0])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    assert first == "False False"
+    assert second == "True x1*(x1 + 1)/2"
+
+
 def test_skeleton_rejects_bad_input():
     with pytest.raises(SuperposError):
         Skeleton([1], B2)

@@ -2,6 +2,11 @@
 simplification under a wall-clock cap (sympy can spin for minutes on odd input)."""
 from __future__ import annotations
 
+import importlib
+import sys
+import types
+from contextlib import contextmanager
+
 import numpy as np
 import sympy
 
@@ -10,6 +15,43 @@ from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
            "distinct_formulas", "rename_variables"]
+
+
+_UNITS = "sympy.physics.units"
+
+
+class _NoQuantity:
+    """Stands in for sympy.physics.units.Quantity while that module is not imported: no
+    expression can hold a Quantity before it is."""
+
+
+@contextmanager
+def _units_unimported():
+    """sympy.simplify imports sympy.physics.units (with sympy.physics, 0.1-0.15 s: a tenth of
+    a `superpos predict` call) only to ask whether the expression holds a physical Quantity.
+    While that module is not imported, a stand-in answers: its Quantity is a class no
+    expression holds, and any other name imports the real module and is taken from it. The
+    stand-in is gone when the block ends; an imported module is left alone."""
+    if _UNITS in sys.modules:
+        yield
+        return
+    stub = types.ModuleType(_UNITS)
+
+    def real(name: str):
+        if name.startswith("__"):  # the import system's questions (__path__, ...): a plain module
+            raise AttributeError(name)
+        if sys.modules.get(_UNITS) is stub:
+            del sys.modules[_UNITS]
+        return getattr(importlib.import_module(_UNITS), name)
+
+    stub.Quantity = _NoQuantity
+    stub.__getattr__ = real
+    sys.modules[_UNITS] = stub
+    try:
+        yield
+    finally:
+        if sys.modules.get(_UNITS) is stub:
+            del sys.modules[_UNITS]
 
 
 def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
@@ -29,7 +71,8 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         hidden = (sympy.Function(f"_{kind.__name__}_"), kind)
         e = e.replace(kind, hidden[0])
     try:
-        out = capped(lambda: sympy.simplify(e), seconds) if cap_available(seconds) else e
+        with _units_unimported():
+            out = capped(lambda: sympy.simplify(e), seconds) if cap_available(seconds) else e
         if sympy.count_ops(out) > sympy.count_ops(e):
             out = e
     except CapExceeded:
