@@ -270,7 +270,7 @@ def test_the_command_line_does_not_need_click():
 
 def test_the_command_line_starts_without_pydantic():
     """Start-up is part of every `superpos predict` call: typer 0.29 builds a pydantic
-    TypeAdapter per option before running a command (0.17 s measured), hence the cap on
+    TypeAdapter per option before running a command (0.08-0.09 s measured), hence the cap on
     typer in pyproject.toml. A command that parses its options must not import pydantic."""
     import subprocess
     import sys

@@ -54,7 +54,9 @@ def predict(
     if len(files) != 1 or Path(data[0]).is_dir():
         _predict_batch(files, model, target, settings, output, resume, jobs, quiet)
         return
-    with _collector_paused():
+    from ..symreg.render import units_unimported
+
+    with _collector_paused(), units_unimported():
         _predict_one(files[0], model, target, settings, fmt, output, plot, quiet)
 
 

@@ -14,7 +14,7 @@ from ..core.constants import pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
-           "distinct_formulas", "rename_variables"]
+           "distinct_formulas", "rename_variables", "units_unimported"]
 
 
 _UNITS = "sympy.physics.units"
@@ -26,12 +26,14 @@ class _NoQuantity:
 
 
 @contextmanager
-def _units_unimported():
+def units_unimported():
     """sympy.simplify imports sympy.physics.units (with sympy.physics, 0.1-0.15 s: a tenth of
     a `superpos predict` call) only to ask whether the expression holds a physical Quantity.
-    While that module is not imported, a stand-in answers: its Quantity is a class no
-    expression holds, and any other name imports the real module and is taken from it. The
-    stand-in is gone when the block ends; an imported module is left alone."""
+    Inside this block, while that module is not imported, a stand-in answers: its Quantity is
+    a class no expression holds, and any other name imports the real module and is taken
+    from it. The stand-in is gone when the block ends; an imported module is left alone.
+    For a process that owns its imports (the command line): another thread that imported
+    sympy.physics.units inside the block would get the stand-in."""
     if _UNITS in sys.modules:
         yield
         return
@@ -71,8 +73,7 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         hidden = (sympy.Function(f"_{kind.__name__}_"), kind)
         e = e.replace(kind, hidden[0])
     try:
-        with _units_unimported():
-            out = capped(lambda: sympy.simplify(e), seconds) if cap_available(seconds) else e
+        out = capped(lambda: sympy.simplify(e), seconds) if cap_available(seconds) else e
         if sympy.count_ops(out) > sympy.count_ops(e):
             out = e
     except CapExceeded:
