@@ -32,10 +32,10 @@ ROWS = "".join(f"{x},{x * x + 1}\n" for x in range(1, 9))
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--seed", "-1"], "random_state"),
-    (["--top-k", "1000000000"], "top_k"),
-    (["--top-k", "0"], "top_k"),
-    (["--search", "-2"], "search_rounds"),
+    (["--seed", "-1"], "--seed must be an integer >= 0,"),
+    (["--top-k", "1000000000"], "--top-k must"),
+    (["--top-k", "0"], "--top-k must"),
+    (["--search", "-2"], "--search must"),
     (["--format", "xml"], "format"),
     (["--plot", "p.txt"], ".png"),
     (["--jobs", "0"], "jobs"),
@@ -53,10 +53,16 @@ def test_output_naming_a_folder_fails_before_the_work(tmp_path):
 def test_unreadable_file_is_one_line(tmp_path, monkeypatch):
     path = _csv(tmp_path, "x1,y\n" + ROWS)
 
-    def denied(self):
-        raise PermissionError(13, "Permission denied", str(self))
+    import builtins
 
-    monkeypatch.setattr(Path, "read_bytes", denied)
+    real_open = builtins.open
+
+    def denied(file, *args, **kwargs):
+        if str(file) == path:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", denied)
     r = runner.invoke(app, ["predict", path])
     assert one_error_line(r) and "Permission denied" in r.output
 
@@ -122,7 +128,7 @@ def test_capital_suffix_npz_and_bad_cells(tmp_path):
     with open(p, "wb") as fh:
         np.savez(fh, X=X, y=X[:, 0] ** 2)
     assert read_dataset(str(p))[0].shape == (10, 1)
-    for text, match in [("a,y\n1,2\n2\n", "cells"), ("a,y\n1," + "7" * 200_000 + "\n" + ROWS, "NaN or infinite"),
+    for text, match in [("a,y\n1,2\n2\n", "cells"), ("a,y\n1," + "7" * 200_000 + "\n" + ROWS, "largest number a float holds"),
                         ("a,y\n1,abc" + "z" * 200_000 + "\n" + ROWS, "not a number"), ("a,a\n" + ROWS, "repeated")]:
         with pytest.raises(SuperposError, match=match):
             read_dataset(_csv(tmp_path, text))

@@ -5,40 +5,97 @@
 from __future__ import annotations
 
 import functools
+import os
+from contextlib import contextmanager
+import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
 import typer
+from typer.core import TyperGroup
 
+from .. import __version__
+from ..core.files import check_output, one_line, remove_pending
 from ..exceptions import SuperposError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  rich_markup_mode=None, help="Predict the structure of the formula behind a data set.")
-
 _REPORT = "please report it with the command that caused it (superpos --version, python --version)"
+_MAX_MESSAGE = 400
+"""Characters of an ``error:`` line at most (a 1 MB column name must not give a 1 MB line)."""
 
 
-def fail(exc: Exception) -> NoReturn:
-    """Print one ``error:`` line and exit with status 2."""
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(code=2)
-
-
-def _pass_through() -> tuple:
-    """The exits and usage errors of typer and of the click it runs on (a dependency of older
-    typer releases, vendored as ``typer._click`` in newer ones): they end a command as they are."""
-    out: tuple = (typer.Exit, typer.Abort, getattr(typer, "TyperException", typer.Exit))
-    for name in ("click", "typer._click"):
+def _click_exceptions(*names: str) -> tuple:
+    """The exception classes ``names`` of the click typer runs on (a dependency of older typer
+    releases, vendored as ``typer._click`` in newer ones), from both where present."""
+    out: tuple = ()
+    for module in ("click", "typer._click"):
         try:
-            mod = __import__(f"{name}.exceptions", fromlist=["exceptions"])
+            mod = __import__(f"{module}.exceptions", fromlist=["exceptions"])
         except ImportError:
             continue
-        out += tuple(getattr(mod, k) for k in ("Exit", "Abort", "ClickException") if hasattr(mod, k))
+        out += tuple(getattr(mod, k) for k in names if hasattr(mod, k))
     return out
 
 
-_PASS_THROUGH = _pass_through()
+_PASS_THROUGH = (typer.Exit, typer.Abort, getattr(typer, "TyperException", typer.Exit)) \
+    + _click_exceptions("Exit", "Abort", "ClickException")
+_USAGE = _click_exceptions("ClickException")
+_HELP = _click_exceptions("NoArgsIsHelpError")
+_EXIT = (typer.Exit,) + _click_exceptions("Exit")
+_ABORT = (typer.Abort,) + _click_exceptions("Abort")
+
+
+def _error(message: str) -> None:
+    typer.echo(f"error: {one_line(message, _MAX_MESSAGE)}", err=True)
+
+
+def fail(exc: Exception) -> NoReturn:
+    """Print one ``error:`` line (at most 400 characters) and exit with status 2."""
+    _error(str(exc))
+    raise typer.Exit(code=2)
+
+
+class _OneLineGroup(TyperGroup):
+    """typer's group, with its usage errors (an unknown option, a missing argument, a value of
+    the wrong type) printed as one ``error:`` line instead of a usage block; exit status 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                              standalone_mode=False, **extra)
+        except _HELP as exc:  # `superpos` alone: the help, as before
+            exc.show()
+            rv = 2
+        except _USAGE as exc:
+            hint = f" (see superpos {exc.ctx.info_name} --help)" if getattr(exc, "ctx", None) is not None \
+                and exc.ctx.parent is not None else " (see superpos --help)"
+            _error(f"{exc.format_message()}{hint}")
+            rv = exc.exit_code
+        except _ABORT:
+            _error("interrupted")
+            rv = 130
+        except _EXIT as exc:
+            rv = exc.exit_code
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(cls=_OneLineGroup, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None, help="Predict the structure of the formula behind a data set.")
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"superpos {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                       help="print the version and exit")) -> None:
+    """Predict the structure of the formula behind a data set."""
 
 
 def guarded(command: Callable) -> Callable:
@@ -53,7 +110,7 @@ def guarded(command: Callable) -> Callable:
         except SuperposError as exc:
             fail(exc)
         except KeyboardInterrupt:
-            typer.echo("error: interrupted", err=True)
+            _error("interrupted")
             raise typer.Exit(code=130) from None
         except MemoryError:
             fail(SuperposError("out of memory: use fewer points, a smaller --top-k or fewer --jobs"))
@@ -61,8 +118,21 @@ def guarded(command: Callable) -> Callable:
             where = f"{exc.filename}: " if exc.filename else ""
             fail(SuperposError(f"{where}{exc.strerror or exc}"))
         except Exception as exc:  # noqa: BLE001 - the boundary: no traceback reaches the user
-            typer.echo(f"error: internal error ({type(exc).__name__}: {exc}); {_REPORT}", err=True)
+            _error(f"internal error ({type(exc).__name__}: {one_line(exc, 200)}); {_REPORT}")
             raise typer.Exit(code=3) from None
+
+    return quiet_numerics(run)
+
+
+def quiet_numerics(command: Callable) -> Callable:
+    """Run ``command`` with numpy's and Python's numeric warnings off: an overflow on the way to
+    a result is handled where it matters (a candidate loses, a check refuses the data) and
+    must not print a line with a source file's path."""
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return command(*args, **kwargs)
 
     return run
 
@@ -75,14 +145,18 @@ def command(**kwargs) -> Callable:
     return register
 
 
-def check_folder(path: Optional[Path]) -> None:
-    """Fail before long work, not after it, when an output path cannot be written."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise SuperposError(f"cannot write {path}: it is a folder; give a file name")
-    if not path.parent.is_dir():
-        raise SuperposError(f"cannot write {path}: the folder {path.parent} does not exist")
+def check_folder(path: Optional[Path], inputs=(), what: str = "output") -> None:
+    """Fail before long work, not after it, when an output path cannot be written or names an
+    input (:func:`~superpos.core.files.check_output`)."""
+    check_output(path, inputs, what)
+
+
+def option_names(exc: SuperposError) -> SuperposError:
+    """A settings error with the library's parameter names replaced by the command line's options."""
+    text = str(exc).replace("None, an integer >= 0 or a numpy Generator", "an integer >= 0")
+    for name, option in (("top_k", "--top-k"), ("search_rounds", "--search"), ("random_state", "--seed")):
+        text = text.replace(name, option)
+    return SuperposError(text)
 
 
 def basis_from_option(names: Optional[str], n_variables: int):
@@ -94,11 +168,47 @@ def basis_from_option(names: Optional[str], n_variables: int):
     return Basis.default(n_variables=n_variables)
 
 
+def _on_signal(signum, frame) -> None:  # pragma: no cover - tested in a subprocess
+    """End the command at once: ``error: interrupted`` (or ``terminated``), exit 130 (143).
+    Python raises KeyboardInterrupt wherever the main thread stands, and in the middle of a
+    compiled kernel's call that became a SystemError or a crash; exiting here never runs code
+    in a half-updated state. Temporary files of writes under way are removed; outputs are
+    whole or untouched (atomic writes; a batch keeps its finished rows for ``--resume``)."""
+    if _SOFT[0]:
+        raise KeyboardInterrupt
+    remove_pending()
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    try:  # on a terminal, below a progress bar's line
+        os.write(2, f"{chr(10) if os.isatty(2) else ''}error: {word}\n".encode())
+    except OSError:
+        pass
+    os._exit(128 + signum)
+
+
+_SOFT = [False]
+
+
+@contextmanager
+def soft_interrupts():
+    """Within this block a signal raises KeyboardInterrupt (exit 130 through :func:`guarded`)
+    instead of ending the process at once: for a main thread that only waits on worker
+    processes, so that joblib stops and cleans up its workers (a hard exit leaves them
+    running, holding the terminal's output open)."""
+    _SOFT[0] = True
+    try:
+        yield
+    finally:
+        _SOFT[0] = False
+
+
 from . import predict, train  # noqa: E402,F401  (registers the commands on ``app``)
 
 
-def main() -> None:  # pragma: no cover
-    app()
+def main() -> None:  # pragma: no cover - the console script; tests run it in subprocesses
+    """The ``superpos`` console script: the app, with SIGINT and SIGTERM ending it cleanly."""
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    app(prog_name="superpos")
 
 
 if __name__ == "__main__":  # pragma: no cover

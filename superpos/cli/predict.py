@@ -12,7 +12,7 @@ import numpy as np
 import typer
 
 from ..exceptions import SuperposError
-from . import check_folder, command
+from . import check_folder, command, option_names, soft_interrupts
 from .progress import progress_bars
 
 
@@ -22,11 +22,13 @@ def predict(
                                          "several files or a folder give one row per data set"),
     model: Optional[Path] = typer.Option(None, "--model", help="model file (default: the shipped model)"),
     target: Optional[str] = typer.Option(None, help="target column (default: the last)"),
-    fmt: str = typer.Option("text", "--format", help="text, latex or json"),
+    fmt: Optional[str] = typer.Option(None, "--format", help="text (default), latex or json; a batch: csv "
+                                      "(default), json or jsonl"),
     top_k: int = typer.Option(200, "--top-k", help="skeletons the data chooses between"),
     search: int = typer.Option(2, "--search", help="rounds of local search around the best candidates "
                                                   "(0: the decoder's candidates only, fastest)"),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout"),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="write here instead of stdout (never over "
+                                          "an input)"),
     seed: int = typer.Option(0, help="random seed (point split, constant starts)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="PNG of the data, the formula and its tree (plot extra)"),
     resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
@@ -37,23 +39,34 @@ def predict(
 
     Example: superpos predict datasets/examples/example.csv --format json
 
-    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, r2, seconds, error; a .jsonl output gives JSON lines; rows are written as they finish)
+    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, r2, seconds, error; the output's suffix chooses CSV, .json or .jsonl; it is written whole at the end, the finished rows kept meanwhile for --resume; exit 1 when some data sets failed)
     """
     from ..symreg.settings import FormulaSettings
 
-    settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
-    if fmt not in ("text", "latex", "json"):
-        raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+    try:
+        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
+    except SuperposError as exc:
+        raise option_names(exc) from None
     if jobs < 1:
         raise SuperposError(f"--jobs must be at least 1, got {jobs}")
     if plot is not None and plot.suffix.lower() != ".png":
         raise SuperposError(f"--plot writes a PNG image: give a file name ending in .png, not {plot.name!r}")
-    check_folder(output)
-    check_folder(plot)
     files = _expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
-        _predict_batch(files, model, target, settings, output, resume, jobs, quiet)
+        if plot is not None:
+            raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
+        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt)
         return
+    if fmt is None:
+        fmt = "text"
+    if fmt not in ("text", "latex", "json"):
+        raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+    if resume:
+        raise SuperposError("--resume continues a batch (a folder or several files); one data set has nothing "
+                            "to resume")
+    inputs = [files[0], model]
+    check_folder(output, inputs)
+    check_folder(plot, inputs + [output], "plot")
     from ..symreg.render import units_unimported
 
     with _collector_paused(), units_unimported():
@@ -83,7 +96,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     from ..core.numeric import r2 as r2_score
     from ..datasets.reader import read_dataset
     from ..symreg.pipeline import find_formula
-    from ..symreg.render import distinct_formulas, rename_variables
+    from ..symreg.render import rename_variables
 
     notes: list[str] = []
     X, y, names = read_dataset(path, target, notes)
@@ -101,7 +114,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         import json
 
         cands = [{"formula": str(e), "r2": _finite(c.r2_validation), "loglik": _finite(c.log_likelihood)}
-                 for c, e in distinct_formulas(f.candidates, 20, names)]
+                 for c, e in f.distinct_candidates(20, names)]
         consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
         front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
         text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": _finite(r2), "seconds": seconds,
@@ -137,100 +150,115 @@ _DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
 
 
 def _expand_inputs(data: List[str]) -> List[str]:
+    """The data files named: a folder gives its data files, except hidden ones (a batch's
+    journal, a temporary file) and earlier batch results (a data set's file starts with its
+    header or numbers, a results file with ``file,formula,r2,...``)."""
+    from .batch import is_results_file
+
     files: List[str] = []
     for d in data:
         p = Path(d)
         if d != "-" and p.is_dir():
-            files += sorted(str(f) for f in p.iterdir() if f.suffix.lower() in _DATA_SUFFIXES and f.is_file())
+            files += sorted(str(f) for f in p.iterdir()
+                            if f.suffix.lower() in _DATA_SUFFIXES and f.is_file() and not f.name.startswith(".")
+                            and not is_results_file(f))
         else:
             files.append(d)
     return files
 
 
-def _done_files(output: Path, jsonl: bool) -> set:
-    import csv
-    import json
-
-    if not output.is_file():
-        return set()
-    with output.open(newline="") as fh:
-        if jsonl:
-            rows = []
-            for line in fh:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # a line cut short by an interruption is redone
-            return {r.get("file") for r in rows if isinstance(r, dict) and r.get("formula")}
-        return {r["file"] for r in csv.DictReader(fh) if r.get("formula")}
-
-
 def _solve_file(predictor, f: str, target, settings) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
+    import warnings
+
+    from ..core.files import one_line
     from ..core.numeric import r2
     from ..datasets.reader import read_dataset
     from ..symreg.pipeline import find_formula
     from ..symreg.render import rename_variables
 
-    row = {"file": f, "formula": "", "r2": "", "seconds": "", "error": ""}
+    row = {"file": f, "formula": "", "r2": None, "seconds": None, "error": ""}
     t = time.perf_counter()
     try:
-        X, y, names = read_dataset(f, target)
-        f = find_formula(X, y, predictor, settings)
-        with np.errstate(all="ignore"):
-            row.update(formula=str(rename_variables(f.expr, names)), r2=_finite(r2(y, f.predict(X))))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            X, y, names = read_dataset(f, target)
+            found = find_formula(X, y, predictor, settings)
+            with np.errstate(all="ignore"):
+                row.update(formula=str(rename_variables(found.expr, names)), r2=_finite(r2(y, found.predict(X))))
     except SuperposError as exc:
-        row["error"] = str(exc)
+        row["error"] = one_line(exc, 400)
     except Exception as exc:  # noqa: BLE001 - one data set's bug must not stop the batch
-        row["error"] = f"internal error ({type(exc).__name__}: {exc})"
+        row["error"] = one_line(f"internal error ({type(exc).__name__}: {exc})", 400)
     row["seconds"] = round(time.perf_counter() - t, 4)
     return row
 
 
-def _predict_batch(files, model, target, settings, output, resume, jobs, quiet) -> None:
-    """One row per data set, streamed in input order: an interrupted run keeps the rows it finished."""
-    import csv
+def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt) -> None:
+    """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
+    or one JSON array at the end. To ``--output``: through a locked journal, the file written
+    whole at the end (:mod:`.batch`)."""
     import json
 
     from joblib import Parallel, delayed
 
     from ..structure.shipped import load_predictor
+    from .batch import Journal, batch_format, format_rows, read_results
 
-    fields = ["file", "formula", "r2", "seconds", "error"]
     if resume and output is None:
         raise SuperposError("--resume needs --output: the file of rows already done")
     if not files:
         raise SuperposError("no data files (.csv, .tsv, .txt, .npz) in the folder given")
-    if jobs < 1:
-        raise SuperposError(f"--jobs must be at least 1, got {jobs}")
-    check_folder(output)
     if "-" in files:
         raise SuperposError("standard input (-) cannot be part of a batch")
+    kind = batch_format(output, fmt)
+    check_folder(output, files + [model])
     predictor = load_predictor(str(model) if model else None)
-    jsonl = output is not None and output.suffix.lower() in (".jsonl", ".json")
-    done = _done_files(output, jsonl) if resume else set()
-    fh = sys.stdout if output is None else output.open("a" if resume else "w", newline="")
-    writer = None if jsonl else csv.DictWriter(fh, fieldnames=fields)
-    if writer is not None and (output is None or fh.tell() == 0):
-        writer.writeheader()
-    todo = [f for f in files if f not in done]
     # workers get the model's path, not the model: each loads it once (load_predictor's cache)
     source = str(model) if model else None
-    rows = Parallel(n_jobs=jobs, return_as="generator")(
-        delayed(_solve_file)(predictor if jobs == 1 else source, f, target, settings) for f in todo)
+
+    def solve(todo):
+        if jobs == 1:
+            yield from (_solve_file(predictor, f, target, settings) for f in todo)
+            return
+        with soft_interrupts():  # the workers run the kernels; this thread only waits
+            yield from Parallel(n_jobs=jobs, return_as="generator")(
+                delayed(_solve_file)(source, f, target, settings) for f in todo)
+
     failed = 0
-    with progress_bars(quiet or output is None) as update:
-        update("data sets", 0, len(todo))
-        for n, row in enumerate(rows, start=1):
-            failed += bool(row["error"])
-            if writer is None:
-                fh.write(json.dumps(row) + "\n")
-            else:
-                writer.writerow(row)
-            fh.flush()
-            update("data sets", n, len(todo))
-    if output is not None:
-        fh.close()
+    if output is None:
+        if kind == "csv":
+            typer.echo(format_rows([], "csv"), nl=False)
+        rows = []
+        with progress_bars(True) as update:
+            for row in solve(files):
+                failed += bool(row["error"])
+                rows.append(row)
+                if kind != "json":
+                    typer.echo(format_rows([row], kind).split("\n", 1)[1] if kind == "csv" else
+                               json.dumps(row, allow_nan=False), nl=kind == "jsonl")
+        if kind == "json":
+            typer.echo(format_rows(rows, "json"), nl=False)
+        todo = files
+    else:
+        with Journal(output) as journal:
+            kept: dict = {}
+            if resume:
+                for row in read_results(output, kind) + journal.rows():
+                    if row["formula"] and not row["error"]:
+                        kept[row["file"]] = row
+            journal.restart(list(kept.values()))
+            todo = [f for f in files if f not in kept]
+            rows = list(kept.values())
+            with progress_bars(quiet) as update:
+                update("data sets", 0, len(todo))
+                for n, row in enumerate(solve(todo), start=1):
+                    failed += bool(row["error"])
+                    journal.append(row)
+                    rows.append(row)
+                    update("data sets", n, len(todo))
+            journal.finish(rows, kind)
     if failed:
-        typer.echo(f"error: {failed} of {len(todo)} data sets failed; see the error column", err=True)
+        typer.echo(f"error: {failed} of {len(todo)} data sets failed; see the error "
+                   f"{'column' if kind == 'csv' else 'field'}", err=True)
         raise typer.Exit(code=1)

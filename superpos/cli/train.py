@@ -93,7 +93,9 @@ def fit(
     from ..structure.features import DatasetFeatures
     from ..structure.predictor import StructurePredictor
 
-    check_folder(output)
+    check_folder(output, [corpus, checkpoint])
+    if checkpoint is not None:
+        check_folder(checkpoint, [corpus, output], "checkpoint")
     if stream:
         from ..structure.corpus import _shard_files
         from ..structure.streaming import fit_streamed

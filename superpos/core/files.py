@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 import zipfile
 from pathlib import Path
@@ -12,31 +13,132 @@ import numpy as np
 
 from ..exceptions import SuperposError
 
-__all__ = ["atomic_write", "atomic_write_npz", "atomic_write_text", "one_line", "parse_json", "read_npz",
-           "MAX_ELEMENTS", "MAX_HEADER"]
+__all__ = ["atomic_write", "check_output", "same_file", "is_special", "remove_pending", "atomic_write_npz", "atomic_write_text", "one_line", "parse_json", "read_npz",
+           "scan_npz", "MAX_ELEMENTS", "MAX_HEADER"]
+
+
+_PENDING: set[str] = set()
+"""Temporary files being written: an interrupt that ends the process at once (the command
+line's signal handler) removes them (:func:`remove_pending`)."""
+
+
+def remove_pending() -> None:
+    """Remove the temporary files of writes still under way (called before a hard exit)."""
+    for tmp in list(_PENDING):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        _PENDING.discard(tmp)
+
+
+def _cannot_write(path, exc: OSError) -> SuperposError:
+    return SuperposError(f"cannot write {one_line(path, 200)}: {exc.strerror or exc}")
+
+
+def is_special(path) -> bool:
+    """True when ``path`` (symlinks followed) exists and is neither a regular file nor a folder:
+    a device, a FIFO, a socket, a terminal."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def atomic_write(path, write) -> None:
     """Call ``write(fh)`` on a temporary file in ``path``'s folder, then rename it to ``path``:
-    readers see the old file or the whole new one, never a part."""
+    readers see the old file or the whole new one, never a part. The file keeps its
+    permissions; a symlink keeps pointing where it did (the file it names is replaced). A
+    path that is not a regular file (``/dev/stdout``, a FIFO, a device) is written into, never
+    replaced. Errors (a full disk included) are a :class:`SuperposError` naming ``path``."""
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    if is_special(path):
+        try:
+            with open(path, "wb") as fh:
+                write(fh)
+                fh.flush()
+        except OSError as exc:
+            raise _cannot_write(path, exc) from None
+        return
+    real = Path(os.path.realpath(path))
+    folder = real.parent
     if not folder.is_dir():
-        raise SuperposError(f"cannot write {path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        raise SuperposError(f"cannot write {one_line(path, 200)}: the folder {one_line(folder, 200)} does not exist")
+    if real.is_dir():
+        raise SuperposError(f"cannot write {one_line(path, 200)}: it is a folder; give a file name")
+    try:
+        old = os.stat(real)
+    except OSError:
+        old = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:100]}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    _PENDING.add(tmp)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
+        if old is not None:
+            os.chmod(tmp, stat.S_IMODE(old.st_mode))
+            try:
+                os.chown(tmp, old.st_uid, old.st_gid)
+            except OSError:
+                pass  # another owner's file: it becomes ours, as any new file would
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, real)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise
+        _PENDING.discard(tmp)
+
+
+def same_file(a, b) -> bool:
+    """True when the paths ``a`` and ``b`` name one file: the same path once resolved, or the
+    same inode (a hard link, a symlink, ``./x`` and ``x``)."""
+    try:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def check_output(path, inputs=(), what: str = "output") -> None:
+    """Refuse, before any work, an output ``path`` that names one of the ``inputs`` (by path
+    or by inode), a folder, or a place that cannot be written; a device or FIFO is allowed (it
+    is written into). A probe file is created and removed in the folder, so that a write that
+    would fail at the end fails now, naming ``path``."""
+    if path is None:
+        return
+    path = Path(path)
+    shown = one_line(path, 200)
+    for source in inputs:
+        if source not in (None, "-") and same_file(path, source):
+            raise SuperposError(f"the {what} {shown} is also an input ({one_line(source, 200)}): "
+                                f"writing it would destroy that file; give another {what} file")
+    if path.is_dir():
+        raise SuperposError(f"cannot write {shown}: it is a folder; give a file name")
+    if is_special(path):
+        if not os.access(path, os.W_OK):
+            raise SuperposError(f"cannot write {shown}: permission denied")
+        return
+    folder = Path(os.path.realpath(path)).parent
+    if not folder.is_dir():
+        raise SuperposError(f"cannot write {shown}: the folder {one_line(folder, 200)} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".superpos-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
 
 
 def atomic_write_npz(path, **arrays) -> None:
@@ -78,9 +180,14 @@ def parse_json(text: str):
         raise ValueError("nested too deeply") from None
 
 
-def _scan_npz(path: Path, max_elements: int) -> None:
-    """Read every member's ``.npy`` header (not its data): refuse what is not a plain numeric or
-    text array and files whose arrays would take more than ``max_elements`` elements."""
+_KINDS = {"c": "complex numbers", "O": "Python objects (they would need pickle, which superpos never loads)",
+          "V": "records (a structured type)", "M": "dates", "m": "time spans", "S": "bytes"}
+
+
+def scan_npz(path, max_elements: int) -> None:
+    """Read every member's ``.npy`` header (not its data) of the ``.npz`` at ``path`` (a path
+    or a binary file): refuse what is not a plain numeric or text array, and files whose
+    arrays would take more than ``max_elements`` elements, with a ValueError that says why."""
     total = nbytes = 0
     with zipfile.ZipFile(path) as zf:
         members = zf.infolist()
@@ -98,7 +205,8 @@ def _scan_npz(path: Path, max_elements: int) -> None:
                 else:
                     raise ValueError(f"array format {fmt}")
             if dtype.kind not in "biufU" or dtype.fields is not None or dtype.subdtype is not None:
-                raise ValueError(f"array {info.filename[:-4]!r} has the unsupported type {dtype.str}")
+                what = _KINDS.get("V" if dtype.fields is not None else dtype.kind, f"the type {dtype.str}")
+                raise ValueError(f"array {one_line(info.filename[:-4], 40)!r} holds {what}, not plain numbers")
             count = math.prod(shape)
             if info.filename == "meta.npy" and (shape != () or dtype.kind != "U" or dtype.itemsize > 4 * MAX_HEADER):
                 raise ValueError("the header is not one string of at most 1 MB")
@@ -119,7 +227,7 @@ def read_npz(path, kind: str, version: int, *, remedy: str = "regenerate it",
     if not path.is_file():
         raise SuperposError(f"{path}: no such file")
     try:
-        _scan_npz(path, max_elements)
+        scan_npz(path, max_elements)
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except Exception as exc:  # noqa: BLE001 - whatever breaks in reading the container is a damaged file

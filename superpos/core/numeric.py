@@ -46,5 +46,12 @@ def nmse(y: np.ndarray, pred: np.ndarray) -> float:
 
 
 def r2(y: np.ndarray, pred: np.ndarray) -> float:
-    """Coefficient of determination 1 - NMSE (-inf for non-finite predictions)."""
+    """Coefficient of determination 1 - NMSE (-inf for non-finite predictions). It does not
+    depend on the unit of y: data beyond 10^±100 are divided by max|y| first, so that squares
+    neither underflow (R^2 = 1 for any fit of data near 1e-160) nor overflow (-inf near 1e200)."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    top = float(np.max(np.abs(y))) if y.size else 0.0
+    if top > 0 and (top < 1e-100 or top > 1e100):
+        with np.errstate(all="ignore"):
+            return 1.0 - nmse(y / top, np.asarray(pred, dtype=np.float64) / top)
     return 1.0 - nmse(y, pred)

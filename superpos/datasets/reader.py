@@ -9,12 +9,16 @@ cell to say which cell is wrong.
 """
 from __future__ import annotations
 
+import csv
 import io
+import os
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import zipfile
 
 import numpy as np
 
@@ -28,6 +32,14 @@ _DELIMITERS = (",", ";", "\t")
 _MAX_BYTES = 2 * 1024**3
 
 
+def _cell(table: "Table", row: int, col: int) -> str:
+    """The text of one data cell as written in the file (for messages)."""
+    try:
+        return _split(table.rows[row], table.delimiter)[col]
+    except IndexError:
+        return str(table.data[row, col])
+
+
 @dataclass
 class Table:
     """A parsed data file: ``header`` (column names), ``data`` (rows, columns) and ``notes``
@@ -36,6 +48,8 @@ class Table:
     header: list[str]
     data: np.ndarray
     notes: list[str] = field(default_factory=list)
+    rows: list[str] = field(default_factory=list, repr=False)
+    delimiter: str | None = None
 
 
 def _decode(raw: bytes, source: str, notes: list[str]) -> str:
@@ -50,21 +64,29 @@ def _decode(raw: bytes, source: str, notes: list[str]) -> str:
         return raw.decode("latin-1")
 
 
-def _is_number(cell: str) -> bool:
+def _is_number(cell: str, decimal_comma: bool = False) -> bool:
     try:
-        float(cell)
+        float(cell.replace(",", ".") if decimal_comma else cell)
         return True
     except ValueError:
         return False
 
 
 def _split(line: str, delim: str | None) -> list[str]:
+    """The cells of one line; a line with double quotes is read as CSV (a quoted cell may hold
+    the delimiter: ``"x, m",y``)."""
+    if delim is not None and '"' in line:
+        cells = next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])
+        return [c.strip() for c in cells]
     return [c.strip().strip('"').strip("'") for c in (line.split() if delim is None else line.split(delim))]
 
 
 def _sniff(lines: list[str]) -> str | None:
-    """The delimiter giving the same number (>= 2) of cells on the first lines; None: whitespace."""
+    """The delimiter giving the same number (>= 2) of cells on the first lines; None: whitespace.
+    Semicolons first: where they separate cells, commas are decimal commas."""
     sample = lines[:20]
+    if len({len(_split(ln, ";")) for ln in sample}) == 1 and len(_split(sample[0], ";")) >= 2:
+        return ";"
     best, best_cells = None, 1
     for d in _DELIMITERS:
         counts = {len(_split(ln, d)) for ln in sample}
@@ -88,7 +110,7 @@ def read_table(text: str, source: str, notes: list[str] | None = None) -> Table:
     if len(first) < 2:
         raise SuperposError(f"{source}: one column only; give input columns and a target column (the last), "
                             "separated by commas, semicolons, tabs or spaces")
-    if all(_is_number(c) for c in first):
+    if all(_is_number(c, decimal_comma=delim == ";") for c in first):
         header = [f"x{k + 1}" for k in range(len(first) - 1)] + ["y"]
         rows = body
         notes.append("no header row: columns named x1..xm and y (the last is the target)")
@@ -107,7 +129,7 @@ def read_table(text: str, source: str, notes: list[str] | None = None) -> Table:
             notes.append("decimal commas read as decimal points")
     if data is None:
         data = _parse_cells(rows, header, delim, source)
-    return Table(header, data, notes)
+    return Table(header, data, notes, rows, delim)
 
 
 def _check_row_lengths(rows: list[str], n_cols: int, delim: str | None, source: str) -> None:
@@ -116,7 +138,8 @@ def _check_row_lengths(rows: list[str], n_cols: int, delim: str | None, source: 
     if delim is None:
         bad = next((r for r, line in enumerate(rows) if len(line.split()) != n_cols), None)
     else:
-        bad = next((r for r, line in enumerate(rows) if line.count(delim) != n_cols - 1), None)
+        bad = next((r for r, line in enumerate(rows) if line.count(delim) != n_cols - 1
+                    and ('"' not in line or len(_split(line, delim)) != n_cols)), None)
     if bad is not None:
         n = len(_split(rows[bad], delim))
         raise SuperposError(f"{source}: data row {bad + 1} has {n} cells, the header has {n_cols}")
@@ -157,16 +180,58 @@ def _parse_cells(rows: list[str], header: list[str], delim: str | None, source: 
     return data
 
 
-def _read_npz(p: Path, source: str, target: str | None):
+def _read_npz(raw, source: str, target: str | None):
+    """X and y of an ``.npz``: ``raw`` its bytes, or its path (a regular file: its arrays'
+    headers are checked, against the element cap, before any array is read)."""
+    from ..core.files import MAX_ELEMENTS, one_line, scan_npz
+
     if target is not None:
         raise SuperposError(f"{source}: --target applies to CSV/TSV; an .npz holds X and y")
+    save = "save the data with numpy.savez(path, X=X, y=y), X (n, m) and y (n,) real numbers"
+    if isinstance(raw, Path):
+        with open(raw, "rb") as fh:
+            magic = fh.read(6)
+    else:
+        magic, raw = raw[:6], io.BytesIO(raw)
+    if not magic.startswith(b"PK"):
+        kind = "it is a single .npy array" if magic.startswith(b"\x93NUMPY") else "not a zip archive of arrays"
+        raise SuperposError(f"{source}: not an .npz file ({kind}); {save}")
     try:
-        with np.load(p, allow_pickle=False) as z:
-            X, y = np.asarray(z["X"], dtype=float), np.asarray(z["y"], dtype=float)
-    except (KeyError, ValueError, OSError, EOFError) as exc:
-        raise SuperposError(f"{source}: expected an .npz with arrays X (n, m) and y (n,): {exc}") from None
+        scan_npz(raw, MAX_ELEMENTS)
+        if not isinstance(raw, Path):
+            raw.seek(0)
+        with np.load(raw, allow_pickle=False) as z:
+            missing = [k for k in ("X", "y") if k not in z.files]
+            if missing:
+                raise ValueError(f"no array {' or '.join(missing)} (it holds {', '.join(z.files[:10]) or 'nothing'})")
+            X, y = z["X"], z["y"]
+    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+        raise SuperposError(f"{source}: {one_line(exc, 200)}; {save}") from None
+    for name, a in (("X", X), ("y", y)):
+        if a.dtype.kind not in "biuf":
+            raise SuperposError(f"{source}: {name} holds {a.dtype} values, not real numbers; {save}")
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    names = [f"x{k + 1}" for k in range(X.shape[1] if X.ndim == 2 else 1)]
+    if X.ndim in (1, 2) and y.ndim == 1:
+        _check_finite(X.reshape(len(X), -1), y, names + ["y"], source, None)
     X, y = check_dataset(X, y)
-    return X, y, [f"x{k + 1}" for k in range(X.shape[1])]
+    return X, y, names
+
+
+def _check_finite(X: np.ndarray, y: np.ndarray, header: list[str], source: str, cell_text) -> None:
+    """Name the first cell that is NaN or infinite (row and column), and say when a number was
+    too large for a float (a 400-digit integer is a number, not NaN)."""
+    if X.shape[0] != y.shape[0] or (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        return
+    data = np.column_stack([X, y])
+    r, c = map(int, np.argwhere(~np.isfinite(data))[0])
+    text = cell_text(r, c) if cell_text is not None else str(data[r, c])
+    shown = text if len(text) <= 30 else text[:27] + "..."
+    where = f"{source}: data row {r + 1}, column {header[c]!r}"
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text.strip()):
+        raise SuperposError(f"{where}: {shown!r} is beyond the largest number a float holds (1.8e308); "
+                            "rescale that column")
+    raise SuperposError(f"{where}: {shown!r} is NaN or infinite; remove or fix that row")
 
 
 def read_dataset(path: str, target: str | None = None, notes: list[str] | None = None
@@ -177,23 +242,40 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
     identifiers, else x1..xm. What the reader assumed is appended to ``notes``."""
     notes = [] if notes is None else notes
     if path == "-":
-        source, raw = "<stdin>", sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        source = "<stdin>"
+        stream = sys.stdin
+        if stream is None or stream.closed:
+            raise SuperposError("standard input is closed; give a data file, or pipe the data into superpos")
+        try:
+            raw = stream.buffer.read(_MAX_BYTES + 1) if hasattr(stream, "buffer") else stream.read()
+        except (OSError, ValueError) as exc:
+            raise SuperposError(f"cannot read standard input ({getattr(exc, 'strerror', None) or exc}); "
+                                "give a data file") from None
+        if len(raw) > _MAX_BYTES:
+            raise SuperposError(f"{source}: larger than 2 GiB; subsample it first")
+        if isinstance(raw, bytes) and raw.startswith(b"PK"):
+            return _read_npz(raw, source, target)
         text = raw if isinstance(raw, str) else _decode(raw, source, notes)
     else:
         p = Path(path)
         source = str(p)
         if p.is_dir():
             raise SuperposError(f"{source} is a folder; give a data file (or several files for a batch)")
-        if not p.is_file():
+        if not p.exists():
             raise SuperposError(f"{source}: no such file")
-        if p.suffix.lower() == ".npz":
+        if p.suffix.lower() == ".npz" and p.is_file():
             return _read_npz(p, source, target)
         try:
-            if p.stat().st_size > _MAX_BYTES:
+            if p.is_file() and p.stat().st_size > _MAX_BYTES:
                 raise SuperposError(f"{source}: larger than 2 GiB; subsample it first")
-            raw = p.read_bytes()
+            with open(p, "rb") as fh:  # a regular file, or a pipe such as <(zcat data.csv.gz)
+                raw = fh.read(_MAX_BYTES + 1)
         except OSError as exc:
             raise SuperposError(f"{source}: cannot read the file ({exc.strerror or exc})") from None
+        if len(raw) > _MAX_BYTES:
+            raise SuperposError(f"{source}: larger than 2 GiB; subsample it first")
+        if p.suffix.lower() == ".npz" or raw.startswith(b"PK\x03\x04"):
+            return _read_npz(raw, source, target)
         text = _decode(raw, source, notes)
     table = read_table(text, source, notes)
     header, data = table.header, table.data
@@ -206,6 +288,8 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
     names = [h for k, h in enumerate(header) if k != t]
     X = np.delete(data, t, axis=1)
     y = data[:, t]
+    order = [k for k in range(len(header)) if k != t] + [t]
+    _check_finite(X, y, [header[k] for k in order], source, lambda r, c: _cell(table, r, order[c]))
     X, y = check_dataset(X, y)
     if np.ptp(y) == 0:
         raise SuperposError(f"{source}: the target column is constant; there is no formula to find")

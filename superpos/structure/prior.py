@@ -23,7 +23,7 @@ from ..core.tree import evaluate, tree_depth
 from ..exceptions import NotRepresentable, SuperposError
 from .schema import MAX_DEPTH, MAX_SIZE
 
-__all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "MAX_TARGET", "NOISE_LEVELS"]
+__all__ = ["sample_tree", "draw_formulas", "fingerprint", "check_prior", "distinct_formulas_bound", "MAX_TARGET", "NOISE_LEVELS"]
 
 MAX_TARGET = 1e6
 """Largest |y| of an accepted training formula."""
@@ -61,6 +61,30 @@ def check_prior(basis: Basis, n_formulas: int, max_depth: int, max_size: int, mi
     for name, v in (("offset_share", offset_share), ("noisy_share", noisy_share)):
         if not 0.0 <= float(v) <= 1.0:
             raise SuperposError(f"{name} must be a share in [0, 1], got {v!r}")
+    most = distinct_formulas_bound(basis, max_size, max(n_variables) if isinstance(n_variables, (tuple, list))
+                                   else (n_variables or basis.n_variables))
+    if most < n_formulas:
+        raise SuperposError(f"trees of at most {max_size} nodes over this basis give at most {int(most)} distinct "
+                            f"formulas, fewer than the {n_formulas} asked for: raise max_size or ask for fewer")
+
+
+def distinct_formulas_bound(basis: Basis, max_size, n_variables: int) -> float:
+    """An upper bound on the distinct formulas (each reading an input) of at most ``max_size``
+    nodes: inf where a free constant can join a variable (c * x1 takes 3 nodes, and every value
+    of c is another formula), else the count of trees over the variables, numbers and functions
+    (a tree of s nodes: a unary function over s - 1 nodes, or a binary one over a + b = s - 1)."""
+    top = max(max_size) if isinstance(max_size, (tuple, list)) else int(max_size)
+    arity = [f.arity for f in basis.functions[1:] if f.kind not in ("variable", "constant", "number")]
+    unary, binary = arity.count(1), sum(1 for a in arity if a >= 2)
+    if basis.constant >= 0 and binary and top >= 3:
+        return float("inf")
+    leaves = n_variables + sum(1 for f in basis.functions[1:] if f.kind == "number")
+    count = [0, leaves]
+    for size in range(2, top + 1):
+        count.append(unary * count[size - 1] + binary * sum(count[a] * count[size - 1 - a] for a in range(1, size - 1)))
+        if sum(count) > 1e12:
+            return float("inf")
+    return float(sum(count))
 
 
 def sample_tree(basis: Basis, rng: np.random.Generator, max_depth: int = 5, depth_decay: float = 0.75,

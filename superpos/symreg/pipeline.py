@@ -35,7 +35,7 @@ from .candidates import (Candidate, Points, clear_key_memo, fit_candidates, sele
                          unique_trees)
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
-from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
+from .render import distinct_formulas, monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
@@ -43,7 +43,8 @@ from .laws import baseline_trees, fitted_laws, law_basis, laws_with_starts
 from .settings import FormulaSettings
 from .terms import sum_trees, transformed_sums
 from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
-from .units import decade_scales, to_user_units
+from .units import (decade_scales, expr_in_units, extreme_decades, readable_numbers, times_ten_power,
+                    to_user_units)
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
@@ -83,15 +84,42 @@ class Formula:
     noise: float = float("nan")
     inputs: list = field(default_factory=list)
     left_out: list = field(default_factory=list)
+    scales: tuple | None = field(default=None, repr=False)
+    """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
+    constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
+    evaluates it there and scales back, so that no intermediate value under- or overflows."""
 
     def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
         """(complexity, validation error, formula) of the candidates no other beats on both,
         simplest first (:func:`~superpos.symreg.uncertainty.pareto_front`)."""
-        return pareto_front(self.candidates, names)
+        return pareto_front(self.candidates, names, self._shown())
+
+    def distinct_candidates(self, limit: int, names: list[str] | None = None) -> list[tuple[Candidate, sympy.Expr]]:
+        """The first ``limit`` candidates of distinct cleaned formulas, in the data's units:
+        [(candidate, formula)] (:func:`~superpos.symreg.render.distinct_formulas`)."""
+        return distinct_formulas(self.candidates, limit, names, self._shown())
+
+    def _shown(self):
+        """How a candidate's formula is shown: as it is, or for data rescaled by powers of ten
+        (``scales``) written back in the data's units."""
+        if self.scales is None:
+            return None
+        kx, ky = self.scales[2], self.scales[3]
+        return lambda expr: expr_in_units(expr, kx, ky)
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, m); NaN where it is undefined."""
-        return evaluate(self.tree, Basis(self.basis_names), np.asarray(X, dtype=np.float64), self.constants)
+        return evaluate_formula(self.tree, self.basis_names, self.constants, self.scales, X)
+
+
+def evaluate_formula(tree, basis_names, constants, scales, X) -> np.ndarray:
+    """A :class:`Formula`'s values at X, through its rescaled twin where it has one."""
+    X = np.asarray(X, dtype=np.float64)
+    if scales is None:
+        return evaluate(tree, Basis(basis_names), X, constants)
+    work_tree, work_constants, kx, ky = scales
+    with np.errstate(all="ignore"):
+        return times_ten_power(evaluate(work_tree, Basis(basis_names), times_ten_power(X, -kx), work_constants), ky)
 
 
 def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, *, progress=None,
@@ -106,6 +134,37 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         raise SuperposError("pass either settings=FormulaSettings(...) or keyword settings, not both")
     settings = settings if settings is not None else FormulaSettings.from_options(**options)
     X, y = check_dataset(X, y)
+    kx, ky = extreme_decades(X, y)
+    if kx.any() or ky:  # found on the data divided by powers of ten, written back in the data's units
+        f = _find_formula(times_ten_power(X, -kx), times_ten_power(y, -ky), predictor, settings, report)
+        return _in_units(f, kx, ky)
+    return _find_formula(X, y, predictor, settings, report)
+
+
+def _in_units(f: Formula, kx: np.ndarray, ky: int) -> Formula:
+    """The formula ``f`` found on the data divided by 10^kx (inputs) and 10^ky (target), in
+    the data's units: tree and constants of 10^ky f(x / 10^kx), the constants' standard errors
+    scaled with them, the noise by 10^ky. The candidates stay those of the rescaled data (their
+    errors are the same in any units); the front and the distinct candidates are shown in the
+    data's units (:meth:`Formula.distinct_candidates`)."""
+    basis = Basis(f.basis_names)
+    mapped = to_user_units(f.tree, f.constants, basis, kx, ky)
+    if mapped is None:
+        raise SuperposError(f"the formula found on the data rescaled by powers of ten ({f.expr}) cannot be "
+                            "written in the data's units; divide the columns by powers of ten yourself")
+    tree, constants = mapped
+    if constants.size == f.constants.size:
+        with np.errstate(all="ignore"):
+            ratio = np.where(f.constants != 0, np.abs(constants / np.where(f.constants != 0, f.constants, 1)), np.nan)
+        errors = np.asarray(f.standard_errors) * ratio
+    else:
+        errors = np.full(constants.size, np.nan)
+    return replace(f, expr=expr_in_units(f.expr, kx, ky), tree=np.asarray(tree, dtype=np.int64), constants=constants,
+                   standard_errors=errors, noise=float(times_ten_power(np.array([f.noise]), ky)[0]),
+                   scales=(f.tree, f.constants, kx, ky))
+
+
+def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSettings, report) -> Formula:
     model = load_predictor(predictor)
     if X.shape[1] > MAX_INPUTS:
         raise SuperposError(f"the data has {X.shape[1]} input variables; superpos takes at most {MAX_INPUTS}: "
@@ -155,7 +214,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     report("simplifying")
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)))
-    expr = simplify_capped(expr, float(settings.simplify_seconds))
+    expr = readable_numbers(simplify_capped(expr, float(settings.simplify_seconds)))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         exact = win.nmse_validation < _EXACT

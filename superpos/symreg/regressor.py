@@ -9,10 +9,9 @@ import sympy
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.basis import Basis
-from ..core.tree import evaluate
+from ..core.numeric import r2
 from ..exceptions import SuperposError
-from .pipeline import find_formula
+from .pipeline import evaluate_formula, find_formula
 from .render import rename_variables
 from .settings import FormulaSettings
 
@@ -78,6 +77,10 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     pareto_front_ : [(complexity, validation error, formula)] of the candidates no other beats
         on both, simplest first.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
+    scales_ : None, or for data beyond 10^±100 the formula as found on the data divided by
+        powers of ten (tree, constants, k_x, k_y), which ``predict`` evaluates and scales back;
+        ``candidates_`` are then those of the rescaled data (``pareto_front_`` is shown in the
+        data's units).
     """
 
     def __init__(self, predictor=None, top_k: int = 200, candidate_bonus: float | None = 0.6,
@@ -115,7 +118,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
-        self.inputs_, self.left_out_ = f.inputs, f.left_out
+        self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
 
@@ -123,7 +126,15 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         """The formula's values at X (n, n_features_in_); NaN where it is undefined."""
         check_is_fitted(self, "expr_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return evaluate(self.tree_, Basis(self.basis_names_), X, self.constants_)
+        return evaluate_formula(self.tree_, self.basis_names_, self.constants_, getattr(self, "scales_", None), X)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """R^2 of the prediction, as scikit-learn's, computed on y scaled to unit magnitude
+        (:func:`~superpos.core.numeric.r2`) so that data near 1e-300 or 1e200 neither
+        underflow to R^2 = 1 nor overflow to -inf."""
+        if sample_weight is not None:
+            return super().score(X, y, sample_weight=sample_weight)
+        return r2(np.asarray(y, dtype=np.float64), self.predict(X))
 
     def sympy(self) -> sympy.Expr:
         """The fitted formula as a sympy expression."""

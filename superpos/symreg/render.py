@@ -152,14 +152,17 @@ def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9)
     return round_constants(expr.xreplace(tiny) if tiny else expr, digits=digits, keep_floats=True)
 
 
-def distinct_formulas(candidates, limit: int, names: list[str] | None = None) -> list[tuple[object, sympy.Expr]]:
-    """The first ``limit`` candidates whose cleaned formula (:func:`clean_constants`, in the
-    data's variable ``names``) differs from every earlier one: [(candidate, formula)]."""
+def distinct_formulas(candidates, limit: int, names: list[str] | None = None,
+                      transform=None) -> list[tuple[object, sympy.Expr]]:
+    """The first ``limit`` candidates whose cleaned formula (:func:`clean_constants`, then
+    ``transform`` (such as the way back to the data's units), in the data's variable
+    ``names``) differs from every earlier one: [(candidate, formula)]."""
     seen, out = set(), []
     for c in candidates:
         if len(out) >= limit:
             break
         expr = clean_constants(c.formula)
+        expr = transform(expr) if transform is not None else expr
         expr = rename_variables(expr, names) if names else expr
         key = str(expr)
         if key not in seen:

@@ -87,10 +87,11 @@ def structure_confidence(cands: list[Candidate], basis: Basis, points: Points, r
     return wins / n_boot
 
 
-def pareto_front(cands: list[Candidate], names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
+def pareto_front(cands: list[Candidate], names: list[str] | None = None,
+                 transform=None) -> list[tuple[int, float, sympy.Expr]]:
     """(complexity, validation error, formula) of the candidates no other candidate beats on
     both (fewer nodes + constants and a lower normalised validation error), simplest first,
-    each formula once (cleaned as for display)."""
+    each formula once (cleaned as for display, then ``transform``)."""
     from .render import rename_variables
 
     best: dict[int, Candidate] = {}
@@ -104,6 +105,7 @@ def pareto_front(cands: list[Candidate], names: list[str] | None = None) -> list
         if c.nmse_validation < floor:
             floor = c.nmse_validation
             expr = clean_constants(c.formula)
+            expr = transform(expr) if transform is not None else expr
             expr = rename_variables(expr, names) if names else expr
             if str(expr) not in seen:
                 seen.add(str(expr))

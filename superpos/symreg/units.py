@@ -41,3 +41,43 @@ def to_user_units(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
     subs = {v: v / sympy.Integer(10) ** int(k) for v, k in zip(basis.variables, kx) if k}
     return rewritten(tree, basis, constants,
                      lambda e: e.xreplace(subs) * sympy.Integer(10) ** int(ky) if ky else e.xreplace(subs))
+
+
+EXTREME_DECADES = 100
+"""Columns whose largest magnitude lies beyond 10^±100 are brought into the model's decade
+before any search (:func:`extreme_decades`): the search squares, divides and differences the
+data, which overflows or underflows past about 10^±150, while a law is a law at any scale."""
+
+
+def extreme_decades(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
+    """(k_x per input, k_y) as :func:`decade_scales`, zero for the columns within 10^±100."""
+    kx, ky = decade_scales(X, y)
+    kx = np.where(np.abs(kx) > EXTREME_DECADES, kx, 0)
+    return kx, (ky if abs(ky) > EXTREME_DECADES else 0)
+
+
+def times_ten_power(v: np.ndarray, k) -> np.ndarray:
+    """v * 10^k column by column (``k`` one integer or one per column), in two steps so that
+    neither factor over- or underflows (10.0 ** 310 does)."""
+    k = np.asarray(k, dtype=np.int64)
+    half = k // 2
+    with np.errstate(over="ignore", under="ignore"):
+        return np.asarray(v, dtype=np.float64) * 10.0 ** half.astype(np.float64) * 10.0 ** (k - half).astype(np.float64)
+
+
+def readable_numbers(expr: sympy.Expr) -> sympy.Expr:
+    """Exact numbers with more than 12 digits (a power of ten that a change of units put into a
+    formula, an integer read from a float such as 1e30) written as 15-digit floats: 1.0e+30*x1,
+    not 1000000000000000019884624838656*x1."""
+    big = {r: sympy.Float(r, 15) for r in expr.atoms(sympy.Rational)
+           if max(abs(int(r.p)), int(r.q)) > 10**12}
+    return expr.xreplace(big) if big else expr
+
+
+def expr_in_units(expr: sympy.Expr, kx: np.ndarray, ky: int) -> sympy.Expr:
+    """10^ky * expr(x / 10^kx): a formula found on rescaled data, in the data's own units (the
+    variables x1..xm are matched by name)."""
+    scale = {f"x{j + 1}": int(k) for j, k in enumerate(kx) if k}
+    subs = {s: s / sympy.Integer(10) ** scale[s.name] for s in expr.free_symbols if s.name in scale}
+    out = expr.xreplace(subs) * (sympy.Integer(10) ** int(ky) if ky else 1)
+    return readable_numbers(sympy.expand_mul(out) if ky or subs else out)
