@@ -351,6 +351,14 @@ def test_npz_files_that_are_not_plain_real_arrays(tmp_path):
         assert one_error_line(r) and match in r.output and "allow_pickle" not in r.output, (name, r.output)
 
 
+def test_complex_arrays_are_refused_by_the_api():
+    x = np.linspace(1, 2, 10)
+    with pytest.raises(SuperposError, match="not complex"):
+        from superpos.symreg.pipeline import find_formula
+
+        find_formula((x + 1j)[:, None], x)
+
+
 def test_closed_standard_input_is_one_line():
     r = _cli("predict", "-", "--quiet", stdin=None, preexec_fn=lambda: os.close(0))
     assert r.returncode == 2 and r.stderr == "error: standard input is closed; give a data file, or pipe the " \

@@ -11,6 +11,9 @@ __all__ = ["check_dataset"]
 
 def check_dataset(X, y, min_points: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Validate one data set; returns float64 arrays X (n, m), y (n,)."""
+    if np.iscomplexobj(X) or np.iscomplexobj(y):  # numpy would drop the imaginary parts with a warning
+        raise SuperposError("X and y must be real numbers, not complex; give the real parts (or the magnitudes) "
+                            "as columns of their own")
     try:
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64).ravel()
