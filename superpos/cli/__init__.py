@@ -109,6 +109,9 @@ def guarded(command: Callable) -> Callable:
             raise
         except SuperposError as exc:
             fail(exc)
+        except _Terminated:
+            _error("terminated")
+            raise typer.Exit(code=143) from None
         except KeyboardInterrupt:
             _error("interrupted")
             raise typer.Exit(code=130) from None
@@ -175,7 +178,7 @@ def _on_signal(signum, frame) -> None:  # pragma: no cover - tested in a subproc
     in a half-updated state. Temporary files of writes under way are removed; outputs are
     whole or untouched (atomic writes; a batch keeps its finished rows for ``--resume``)."""
     if _SOFT[0]:
-        raise KeyboardInterrupt
+        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
     remove_pending()
     word = "interrupted" if signum == signal.SIGINT else "terminated"
     try:  # on a terminal, below a progress bar's line
@@ -186,6 +189,10 @@ def _on_signal(signum, frame) -> None:  # pragma: no cover - tested in a subproc
 
 
 _SOFT = [False]
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM inside :func:`soft_interrupts` (exit 143, ``error: terminated``)."""
 
 
 @contextmanager
