@@ -77,6 +77,14 @@ def test_batch_output_naming_a_file_of_the_folder_is_refused(runs):
     assert (runs / "r1.csv").read_bytes() == before
 
 
+def test_fit_refuses_to_write_the_model_over_a_shard(tmp_path):
+    shards = tmp_path / "big"
+    shards.mkdir()
+    (shards / "part-00000.npz").write_bytes(b"shard")
+    r = runner.invoke(app, ["fit", str(shards), str(shards / "part-00000.npz"), "--stream"])
+    assert one_error_line(r) and "is also an input" in r.output
+
+
 def test_fit_refuses_to_write_the_model_over_its_corpus(tmp_path):
     corpus = tmp_path / "c.npz"
     corpus.write_bytes(b"corpus bytes")
@@ -129,6 +137,27 @@ def test_a_symlink_to_standard_output_writes_there(tmp_path):
     os.symlink("/proc/self/fd/1", link)
     r = _cli("predict", data, "-o", str(link), *FAST)
     assert r.returncode == 0 and r.stdout.startswith("x**2 + 1\n") and link.is_symlink()
+
+
+def test_dev_stdout_appending_to_a_log_does_not_replace_the_log(tmp_path, runs):
+    data, log = _data(tmp_path / "d.csv"), tmp_path / "log.txt"
+    log.write_text("earlier line\n")
+    for args in (["predict", data, "-o", "/dev/stdout", *FAST], ["predict", str(runs), "-o", "/dev/stdout", *FAST]):
+        with open(log, "a") as fh:
+            r = subprocess.run([sys.executable, "-m", "superpos", *args], stdout=fh, stderr=subprocess.PIPE,
+                               text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    text = log.read_text()
+    assert text.startswith("earlier line\nx**2 + 1\n") and "file,formula,r2,seconds,error\n" in text
+    assert text.count(str(runs / "r2.csv")) == 1
+
+
+def test_a_read_only_output_is_refused(tmp_path, runs):
+    out = tmp_path / "res.csv"
+    out.write_text("kept")
+    out.chmod(0o444)
+    r = runner.invoke(app, ["predict", str(runs), "-o", str(out), *FAST])
+    assert one_error_line(r) and "read-only" in r.output and out.read_text() == "kept"
 
 
 def test_a_full_device_is_an_error(tmp_path):
@@ -341,6 +370,12 @@ def test_tiny_and_huge_targets_keep_their_formula(e):
     assert reg.score(x[:, None], np.ones_like(y) * 10.0 ** e + y) < 0.999  # R^2 is not 1 for any fit
 
 
+def test_a_law_without_a_tree_in_the_data_units_is_still_given():
+    x = 10.0 ** np.linspace(150, 200, 40)
+    reg = SuperposRegressor(search_rounds=0, top_k=50, random_state=0).fit(x[:, None], np.log(x))
+    assert "log" in str(reg.expr_) and reg.score(x[:, None], np.log(x)) > 0.999999
+
+
 def test_subnormal_inputs_keep_their_factor(tmp_path):
     x = np.linspace(1, 3, 40) * 1e-310
     path = tmp_path / "s.csv"
@@ -377,7 +412,8 @@ def test_npz_files_that_are_not_plain_real_arrays(tmp_path):
         buf = __import__("io").BytesIO()
         np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**8, 2)})
         z.writestr("X.npy", buf.getvalue())
-    for name, match in [("complex", "complex numbers"), ("renamed", "not an .npz file"), ("struct", "records"),
+    np.savez(tmp_path / "empty.npz", X=np.zeros((0, 2)), y=np.zeros(0))
+    for name, match in [("empty", "at least 5 points"), ("complex", "complex numbers"), ("renamed", "not an .npz file"), ("struct", "records"),
                         ("obj", "Python objects"), ("huge", "200,000,000 elements")]:
         r = runner.invoke(app, ["predict", str(tmp_path / f"{name}.npz"), *FAST])
         assert one_error_line(r) and match in r.output and "allow_pickle" not in r.output, (name, r.output)
@@ -417,6 +453,12 @@ def test_non_finite_cells_are_named(tmp_path, text, match):
     (tmp_path / "d.csv").write_text(text)
     with pytest.raises(SuperposError, match=match):
         read_dataset(str(tmp_path / "d.csv"))
+
+
+def test_an_unreadable_quoted_cell_is_one_line(tmp_path):
+    (tmp_path / "q.csv").write_text('x,y\n"' + "1" * 200_000 + '",2\n' + "1,2\n" * 6)
+    r = runner.invoke(app, ["predict", str(tmp_path / "q.csv"), *FAST])
+    assert one_error_line(r) and "quoted cell" in r.output
 
 
 def test_quoted_header_and_headerless_decimal_commas(tmp_path):

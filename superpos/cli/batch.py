@@ -198,10 +198,17 @@ class Journal:
         return out
 
     def restart(self, rows: list[dict]) -> None:
-        """Empty the journal and write ``rows`` into it (the rows carried over by ``--resume``)."""
+        """Empty the journal and write ``rows`` into it (a run without ``--resume``)."""
         os.ftruncate(self.fd, 0)
         for row in rows:
             self.append(row)
+
+    def seal(self) -> None:
+        """End a line cut short by a crash (``--resume``), so that the next row starts a line of
+        its own; the cut line stays, unreadable, and :meth:`rows` skips it."""
+        size = os.fstat(self.fd).st_size
+        if size and os.pread(self.fd, 1, size - 1) != b"\n":
+            os.write(self.fd, b"\n")
 
     def append(self, row: dict) -> None:
         """One finished row, as one write of one whole line (flushed to the file at once)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import gc
-import sys
+import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -194,6 +194,31 @@ def _solve_file(predictor, f: str, target, settings) -> dict:
     return row
 
 
+@contextmanager
+def _open_stream(output):
+    """``emit(text)`` to standard output, or written into a special file (a FIFO, a device,
+    /dev/stdout) as the rows finish."""
+    if output is None:
+        yield lambda text: typer.echo(text, nl=False)
+        return
+    from ..core.files import open_descriptor
+
+    fd = open_descriptor(output)
+    try:
+        fh = os.fdopen(os.dup(fd), "w") if fd is not None else open(output, "w")
+    except OSError as exc:
+        raise SuperposError(f"cannot write {output}: {exc.strerror or exc}") from None
+    with fh:
+        def emit(text: str) -> None:
+            fh.write(text)
+            fh.flush()
+
+        try:
+            yield emit
+        except OSError as exc:
+            raise SuperposError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
 def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt) -> None:
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
     or one JSON array at the end. To ``--output``: through a locked journal, the file written
@@ -202,6 +227,7 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
 
     from joblib import Parallel, delayed
 
+    from ..core.files import is_special
     from ..structure.shipped import load_predictor
     from .batch import Journal, batch_format, format_rows, read_results
 
@@ -226,28 +252,32 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
                 delayed(_solve_file)(source, f, target, settings) for f in todo)
 
     failed = 0
-    if output is None:
-        if kind == "csv":
-            typer.echo(format_rows([], "csv"), nl=False)
+    if output is None or is_special(output):  # standard output, a FIFO, a device: streamed, no journal
+        if resume:
+            raise SuperposError("--resume needs a regular results file as --output, not a device or a pipe")
         rows = []
-        with progress_bars(True) as update:
+        with _open_stream(output) as emit:
+            if kind == "csv":
+                emit(format_rows([], "csv"))
             for row in solve(files):
                 failed += bool(row["error"])
                 rows.append(row)
                 if kind != "json":
-                    typer.echo(format_rows([row], kind).split("\n", 1)[1] if kind == "csv" else
-                               json.dumps(row, allow_nan=False), nl=kind == "jsonl")
-        if kind == "json":
-            typer.echo(format_rows(rows, "json"), nl=False)
+                    emit(format_rows([row], kind).split("\n", 1)[1] if kind == "csv" else format_rows([row], kind))
+            if kind == "json":
+                emit(format_rows(rows, "json"))
         todo = files
     else:
+        earlier = read_results(output, kind) if resume else []  # refuses a file that is not results, first
         with Journal(output) as journal:
             kept: dict = {}
             if resume:
-                for row in read_results(output, kind) + journal.rows():
+                for row in earlier + journal.rows():
                     if row["formula"] and not row["error"]:
                         kept[row["file"]] = row
-            journal.restart(list(kept.values()))
+                journal.seal()  # the finished rows stay as they are: nothing is rewritten
+            else:
+                journal.restart([])
             todo = [f for f in files if f not in kept]
             rows = list(kept.values())
             with progress_bars(quiet) as update:

@@ -93,9 +93,10 @@ def fit(
     from ..structure.features import DatasetFeatures
     from ..structure.predictor import StructurePredictor
 
-    check_folder(output, [corpus, checkpoint])
+    inputs = [corpus, *(corpus.iterdir() if corpus.is_dir() else ())]  # a shard folder: each shard
+    check_folder(output, inputs + [checkpoint])
     if checkpoint is not None:
-        check_folder(checkpoint, [corpus, output], "checkpoint")
+        check_folder(checkpoint, inputs + [output], "checkpoint")
     if stream:
         from ..structure.corpus import _shard_files
         from ..structure.streaming import fit_streamed

@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -13,7 +15,7 @@ import numpy as np
 
 from ..exceptions import SuperposError
 
-__all__ = ["atomic_write", "check_output", "same_file", "is_special", "remove_pending", "atomic_write_npz", "atomic_write_text", "one_line", "parse_json", "read_npz",
+__all__ = ["atomic_write", "check_output", "same_file", "is_special", "open_descriptor", "remove_pending", "atomic_write_npz", "atomic_write_text", "one_line", "parse_json", "read_npz",
            "scan_npz", "MAX_ELEMENTS", "MAX_HEADER"]
 
 
@@ -36,9 +38,35 @@ def _cannot_write(path, exc: OSError) -> SuperposError:
     return SuperposError(f"cannot write {one_line(path, 200)}: {exc.strerror or exc}")
 
 
+_DESCRIPTOR = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/\d+/fd)/(\d+)$")
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def open_descriptor(path) -> int | None:
+    """The number of this process's open file that ``path`` names (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N, or a symlink to one of them), else None. Such a path must be written
+    through the open descriptor: reopened, a log file that standard output appends to would be
+    truncated, and resolved, it would be replaced."""
+    current = str(path)
+    for _ in range(40):
+        if current in _STANDARD:
+            return _STANDARD[current]
+        match = _DESCRIPTOR.match(current)
+        if match and (not current.startswith("/proc/") or current.startswith(("/proc/self/", f"/proc/{os.getpid()}/"))):
+            return int(match.group(1))
+        try:
+            target = os.readlink(current)
+        except OSError:
+            return None
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+    return None
+
+
 def is_special(path) -> bool:
-    """True when ``path`` (symlinks followed) exists and is neither a regular file nor a folder:
-    a device, a FIFO, a socket, a terminal."""
+    """True when ``path`` names an open descriptor (:func:`open_descriptor`) or exists (symlinks
+    followed) and is neither a regular file nor a folder: a device, a FIFO, a socket, a terminal."""
+    if open_descriptor(path) is not None:
+        return True
     try:
         mode = os.stat(path).st_mode
     except OSError:
@@ -53,9 +81,14 @@ def atomic_write(path, write) -> None:
     path that is not a regular file (``/dev/stdout``, a FIFO, a device) is written into, never
     replaced. Errors (a full disk included) are a :class:`SuperposError` naming ``path``."""
     path = Path(path)
-    if is_special(path):
+    fd = open_descriptor(path)
+    if fd is not None or is_special(path):
         try:
-            with open(path, "wb") as fh:
+            if fd is not None:
+                for stream in (sys.stdout, sys.stderr):  # text already printed goes first
+                    if stream is not None:
+                        stream.flush()
+            with (os.fdopen(os.dup(fd), "wb") if fd is not None else open(path, "wb")) as fh:
                 write(fh)
                 fh.flush()
         except OSError as exc:
@@ -127,16 +160,25 @@ def check_output(path, inputs=(), what: str = "output") -> None:
     if path.is_dir():
         raise SuperposError(f"cannot write {shown}: it is a folder; give a file name")
     if is_special(path):
-        if not os.access(path, os.W_OK):
+        if open_descriptor(path) is None and not os.access(path, os.W_OK):
             raise SuperposError(f"cannot write {shown}: permission denied")
         return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not mode & 0o222:
+        raise SuperposError(f"cannot write {shown}: the file is read-only (its permissions say so); make it "
+                            "writable or give another file")
     folder = Path(os.path.realpath(path)).parent
     if not folder.is_dir():
         raise SuperposError(f"cannot write {shown}: the folder {one_line(folder, 200)} does not exist")
     try:
         fd, probe = tempfile.mkstemp(prefix=".superpos-probe.", dir=folder)
+        _PENDING.add(probe)
         os.close(fd)
         os.unlink(probe)
+        _PENDING.discard(probe)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
 

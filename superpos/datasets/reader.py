@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import zipfile
-
 import numpy as np
 
 from ..core.dataset import check_dataset
+from ..core.files import one_line
 from ..exceptions import SuperposError
 
 __all__ = ["read_dataset", "read_table", "Table"]
@@ -76,7 +74,11 @@ def _split(line: str, delim: str | None) -> list[str]:
     """The cells of one line; a line with double quotes is read as CSV (a quoted cell may hold
     the delimiter: ``"x, m",y``)."""
     if delim is not None and '"' in line:
-        cells = next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])
+        try:
+            cells = next(csv.reader([line], delimiter=delim, skipinitialspace=True), [])
+        except csv.Error as exc:
+            raise SuperposError(f"a quoted cell that cannot be read ({one_line(exc, 80)}) in the line "
+                                f"{one_line(line, 60)!r}") from None
         return [c.strip() for c in cells]
     return [c.strip().strip('"').strip("'") for c in (line.split() if delim is None else line.split(delim))]
 
@@ -183,7 +185,7 @@ def _parse_cells(rows: list[str], header: list[str], delim: str | None, source: 
 def _read_npz(raw, source: str, target: str | None):
     """X and y of an ``.npz``: ``raw`` its bytes, or its path (a regular file: its arrays'
     headers are checked, against the element cap, before any array is read)."""
-    from ..core.files import MAX_ELEMENTS, one_line, scan_npz
+    from ..core.files import MAX_ELEMENTS, scan_npz
 
     if target is not None:
         raise SuperposError(f"{source}: --target applies to CSV/TSV; an .npz holds X and y")
@@ -205,14 +207,14 @@ def _read_npz(raw, source: str, target: str | None):
             if missing:
                 raise ValueError(f"no array {' or '.join(missing)} (it holds {', '.join(z.files[:10]) or 'nothing'})")
             X, y = z["X"], z["y"]
-    except (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile) as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever breaks in reading the container is a damaged file
         raise SuperposError(f"{source}: {one_line(exc, 200)}; {save}") from None
     for name, a in (("X", X), ("y", y)):
         if a.dtype.kind not in "biuf":
             raise SuperposError(f"{source}: {name} holds {a.dtype} values, not real numbers; {save}")
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
     names = [f"x{k + 1}" for k in range(X.shape[1] if X.ndim == 2 else 1)]
-    if X.ndim in (1, 2) and y.ndim == 1:
+    if X.ndim in (1, 2) and y.ndim == 1 and X.size:
         _check_finite(X.reshape(len(X), -1), y, names + ["y"], source, None)
     X, y = check_dataset(X, y)
     return X, y, names

@@ -87,7 +87,10 @@ class Formula:
     scales: tuple | None = field(default=None, repr=False)
     """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
     constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
-    evaluates it there and scales back, so that no intermediate value under- or overflows."""
+    evaluates it there and scales back, so that no intermediate value under- or overflows.
+    ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
+    formula has a tree over the basis in them with finite constants, else they are the
+    rescaled ones (``tree is scales[0]``)."""
 
     def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
         """(complexity, validation error, formula) of the candidates no other beats on both,
@@ -147,12 +150,17 @@ def _in_units(f: Formula, kx: np.ndarray, ky: int) -> Formula:
     scaled with them, the noise by 10^ky. The candidates stay those of the rescaled data (their
     errors are the same in any units); the front and the distinct candidates are shown in the
     data's units (:meth:`Formula.distinct_candidates`)."""
-    basis = Basis(f.basis_names)
-    mapped = to_user_units(f.tree, f.constants, basis, kx, ky)
-    if mapped is None:
-        raise SuperposError(f"the formula found on the data rescaled by powers of ten ({f.expr}) cannot be "
-                            "written in the data's units; divide the columns by powers of ten yourself")
-    tree, constants = mapped
+    mapped = to_user_units(f.tree, f.constants, Basis(f.basis_names), kx, ky)
+    if mapped is not None:
+        tree, constants = mapped
+        with np.errstate(all="ignore"):
+            lost = ~np.isfinite(constants) | ((constants == 0) & (f.constants != 0)) \
+                if constants.size == f.constants.size else ~np.isfinite(constants)
+        if np.any(lost):
+            mapped = None
+    if mapped is None:  # no tree over the basis (log|x| + c), or a constant beyond the floats: the
+        return replace(f, expr=expr_in_units(f.expr, kx, ky), scales=(f.tree, f.constants, kx, ky),  # rescaled ones
+                       noise=float(times_ten_power(np.array([f.noise]), ky)[0]))
     if constants.size == f.constants.size:
         with np.errstate(all="ignore"):
             ratio = np.where(f.constants != 0, np.abs(constants / np.where(f.constants != 0, f.constants, 1)), np.nan)

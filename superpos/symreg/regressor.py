@@ -129,12 +129,14 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         return evaluate_formula(self.tree_, self.basis_names_, self.constants_, getattr(self, "scales_", None), X)
 
     def score(self, X, y, sample_weight=None) -> float:
-        """R^2 of the prediction, as scikit-learn's, computed on y scaled to unit magnitude
-        (:func:`~superpos.core.numeric.r2`) so that data near 1e-300 or 1e200 neither
-        underflow to R^2 = 1 nor overflow to -inf."""
-        if sample_weight is not None:
+        """R^2 of the prediction, scikit-learn's; for y beyond 10^±100 computed on y scaled to
+        unit magnitude (:func:`~superpos.core.numeric.r2`), so that data near 1e-300 or 1e200
+        neither underflow to R^2 = 1 nor overflow to -inf."""
+        y = np.asarray(y, dtype=np.float64)
+        top = float(np.max(np.abs(y))) if y.size else 0.0
+        if sample_weight is not None or not (top < 1e-100 or top > 1e100):
             return super().score(X, y, sample_weight=sample_weight)
-        return r2(np.asarray(y, dtype=np.float64), self.predict(X))
+        return r2(y, self.predict(X))
 
     def sympy(self) -> sympy.Expr:
         """The fitted formula as a sympy expression."""
