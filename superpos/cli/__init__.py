@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import functools
 import os
-from contextlib import contextmanager
 import signal
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
