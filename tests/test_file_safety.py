@@ -343,7 +343,7 @@ def test_sigterm_ends_a_parallel_batch_with_143(tmp_path):
 
 # ---------------------------------------------------------------- interrupts
 
-@pytest.mark.parametrize("after", [0.5, 2.0, 4.0])
+@pytest.mark.parametrize("after", [0.2, 0.5, 2.0, 4.0])
 def test_ctrl_c_always_gives_130_and_one_line(tmp_path, after):
     data = str(tmp_path / "d.csv")
     rng = np.random.default_rng(1)

@@ -5,11 +5,8 @@
 from __future__ import annotations
 
 import functools
-import os
-import signal
 import sys
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, NoReturn, Optional
 
@@ -17,7 +14,8 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..core.files import check_output, one_line, remove_pending
+from .._console import _Terminated, soft_interrupts  # noqa: F401 (soft_interrupts: for the commands)
+from ..core.files import check_output, one_line
 from ..exceptions import SuperposError
 
 _REPORT = "please report it with the command that caused it (superpos --version, python --version)"
@@ -171,52 +169,11 @@ def basis_from_option(names: Optional[str], n_variables: int):
     return Basis.default(n_variables=n_variables)
 
 
-def _on_signal(signum, frame) -> None:  # pragma: no cover - tested in a subprocess
-    """End the command at once: ``error: interrupted`` (or ``terminated``), exit 130 (143).
-    Python raises KeyboardInterrupt wherever the main thread stands, and in the middle of a
-    compiled kernel's call that became a SystemError or a crash; exiting here never runs code
-    in a half-updated state. Temporary files of writes under way are removed; outputs are
-    whole or untouched (atomic writes; a batch keeps its finished rows for ``--resume``)."""
-    if _SOFT[0]:
-        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
-    remove_pending()
-    word = "interrupted" if signum == signal.SIGINT else "terminated"
-    try:  # on a terminal, below a progress bar's line
-        os.write(2, f"{chr(10) if os.isatty(2) else ''}error: {word}\n".encode())
-    except OSError:
-        pass
-    os._exit(128 + signum)
-
-
-_SOFT = [False]
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM inside :func:`soft_interrupts` (exit 143, ``error: terminated``)."""
-
-
-@contextmanager
-def soft_interrupts():
-    """Within this block a signal raises KeyboardInterrupt (exit 130 through :func:`guarded`)
-    instead of ending the process at once: for a main thread that only waits on worker
-    processes, so that joblib stops and cleans up its workers (a hard exit leaves them
-    running, holding the terminal's output open)."""
-    _SOFT[0] = True
-    try:
-        yield
-    finally:
-        _SOFT[0] = False
-
-
 from . import predict, train  # noqa: E402,F401  (registers the commands on ``app``)
 
 
 def main() -> None:  # pragma: no cover - the console script; tests run it in subprocesses
-    """The ``superpos`` console script: the app, with SIGINT and SIGTERM ending it cleanly."""
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    app(prog_name="superpos")
+    """The ``superpos`` command (:func:`superpos._console.main` installs the signal handlers first)."""
+    from .._console import main as console_main
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console_main()
