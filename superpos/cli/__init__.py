@@ -170,10 +170,3 @@ def basis_from_option(names: Optional[str], n_variables: int):
 
 
 from . import predict, train  # noqa: E402,F401  (registers the commands on ``app``)
-
-
-def main() -> None:  # pragma: no cover - the console script; tests run it in subprocesses
-    """The ``superpos`` command (:func:`superpos._console.main` installs the signal handlers first)."""
-    from .._console import main as console_main
-
-    console_main()
