@@ -77,6 +77,17 @@ def _whole_lines(text: str) -> list[str]:
     return [ln for ln in lines[:-1] if ln.strip()]
 
 
+def _jsonl_rows(text: str) -> list[dict | None]:
+    """Each whole line of JSON Lines ``text`` as a valid row, or None where it is not one."""
+    rows = []
+    for line in _whole_lines(text):
+        try:
+            rows.append(_valid(json.loads(line)))
+        except json.JSONDecodeError:
+            rows.append(None)
+    return rows
+
+
 def is_results_file(path) -> bool:
     """True when ``path`` starts like a batch's CSV results (so a folder's data sets skip it)."""
     try:
@@ -109,13 +120,8 @@ def read_results(path: Path, fmt: str) -> list[dict]:
             raise not_results
         return [r for r in map(_valid, rows) if r is not None]
     if fmt == "jsonl":
-        rows = []
-        for line in _whole_lines(text):
-            try:
-                rows.append(_valid(json.loads(line)))
-            except json.JSONDecodeError:
-                continue
-        if not any(rows) and _whole_lines(text):
+        rows = _jsonl_rows(text)
+        if rows and not any(rows):
             raise not_results
         return [r for r in rows if r is not None]
     lines = _whole_lines(text.lstrip("\ufeff"))
@@ -186,16 +192,7 @@ class Journal:
     def rows(self) -> list[dict]:
         """The whole, valid rows the journal holds (a line cut short by a crash is dropped)."""
         with open(self.path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        out = []
-        for line in _whole_lines(text):
-            try:
-                row = _valid(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-            if row is not None:
-                out.append(row)
-        return out
+            return [r for r in _jsonl_rows(fh.read()) if r is not None]
 
     def restart(self, rows: list[dict]) -> None:
         """Empty the journal and write ``rows`` into it (a run without ``--resume``)."""

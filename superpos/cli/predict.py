@@ -223,8 +223,6 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
     or one JSON array at the end. To ``--output``: through a locked journal, the file written
     whole at the end (:mod:`.batch`)."""
-    import json
-
     from joblib import Parallel, delayed
 
     from ..core.files import is_special

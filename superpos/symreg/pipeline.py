@@ -20,10 +20,9 @@ starts fast.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
-import sympy
 
 from ..core.basis import Basis
 from ..core.dataset import check_dataset
@@ -35,16 +34,16 @@ from .candidates import (Candidate, Points, clear_key_memo, fit_candidates, sele
                          unique_trees)
 from .decompose import reductions
 from .fitting import fit_many, refit_constants, snap_constants
-from .render import distinct_formulas, monic_denominators, round_constants, simplify_capped, wrapped_phases
+from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .search import local_search
 from .selection import cross_validated_finalists, plausible, probe_points, rank_candidates
 from .inputs import MAX_INPUTS, inputs_used, power_law_trees, relabel, residual_dependence, select_inputs
 from .laws import baseline_trees, fitted_laws, law_basis, laws_with_starts
 from .settings import FormulaSettings
 from .terms import sum_trees, transformed_sums
-from .uncertainty import noise_variance, pareto_front, standard_errors, structure_confidence
-from .units import (decade_scales, expr_in_units, extreme_decades, readable_numbers, times_ten_power,
-                    to_user_units)
+from .uncertainty import noise_variance, standard_errors, structure_confidence
+from .formula import Formula
+from .units import decade_scales, extreme_decades, in_data_units, readable_numbers, times_ten_power, to_user_units
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
@@ -59,70 +58,6 @@ _REDUCTIONS = 3
 _MODEL_POINTS = 200
 """The structure model sees at most this many points: its corpus has data sets of 20-200
 points, and features such as log n and the curve's smoothing window depend on n."""
-
-
-@dataclass
-class Formula:
-    """A data set's formula: ``expr`` (sympy, fitted constants), the winning prefix ``tree``
-    and its ``constants`` with their ``standard_errors``, every fitted ``candidates`` best
-    first, ``confidence`` (the share of bootstrap resamples of the validation points on which
-    this structure still wins), ``noise`` (the residual standard deviation on all points) and
-    ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying),
-    ``inputs`` (the data columns the formula reads, 0-based) and ``left_out`` ([(column, F)]
-    of unused inputs that still explain part of the residuals,
-    :func:`~superpos.symreg.inputs.residual_dependence`).
-    :meth:`pareto_front` gives the accuracy-complexity front."""
-
-    expr: sympy.Expr
-    tree: np.ndarray
-    constants: np.ndarray
-    basis_names: list
-    candidates: list[Candidate] = field(repr=False)
-    timings: dict = field(repr=False)
-    standard_errors: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
-    confidence: float = float("nan")
-    noise: float = float("nan")
-    inputs: list = field(default_factory=list)
-    left_out: list = field(default_factory=list)
-    scales: tuple | None = field(default=None, repr=False)
-    """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
-    constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
-    evaluates it there and scales back, so that no intermediate value under- or overflows.
-    ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
-    formula has a tree over the basis in them with finite constants, else they are the
-    rescaled ones (``tree is scales[0]``)."""
-
-    def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
-        """(complexity, validation error, formula) of the candidates no other beats on both,
-        simplest first (:func:`~superpos.symreg.uncertainty.pareto_front`)."""
-        return pareto_front(self.candidates, names, self._shown())
-
-    def distinct_candidates(self, limit: int, names: list[str] | None = None) -> list[tuple[Candidate, sympy.Expr]]:
-        """The first ``limit`` candidates of distinct cleaned formulas, in the data's units:
-        [(candidate, formula)] (:func:`~superpos.symreg.render.distinct_formulas`)."""
-        return distinct_formulas(self.candidates, limit, names, self._shown())
-
-    def _shown(self):
-        """How a candidate's formula is shown: as it is, or for data rescaled by powers of ten
-        (``scales``) written back in the data's units."""
-        if self.scales is None:
-            return None
-        kx, ky = self.scales[2], self.scales[3]
-        return lambda expr: expr_in_units(expr, kx, ky)
-
-    def predict(self, X) -> np.ndarray:
-        """The formula's values at X (n, m); NaN where it is undefined."""
-        return evaluate_formula(self.tree, self.basis_names, self.constants, self.scales, X)
-
-
-def evaluate_formula(tree, basis_names, constants, scales, X) -> np.ndarray:
-    """A :class:`Formula`'s values at X, through its rescaled twin where it has one."""
-    X = np.asarray(X, dtype=np.float64)
-    if scales is None:
-        return evaluate(tree, Basis(basis_names), X, constants)
-    work_tree, work_constants, kx, ky = scales
-    with np.errstate(all="ignore"):
-        return times_ten_power(evaluate(work_tree, Basis(basis_names), times_ten_power(X, -kx), work_constants), ky)
 
 
 def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, *, progress=None,
@@ -140,36 +75,8 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     kx, ky = extreme_decades(X, y)
     if kx.any() or ky:  # found on the data divided by powers of ten, written back in the data's units
         f = _find_formula(times_ten_power(X, -kx), times_ten_power(y, -ky), predictor, settings, report)
-        return _in_units(f, kx, ky)
+        return in_data_units(f, kx, ky)
     return _find_formula(X, y, predictor, settings, report)
-
-
-def _in_units(f: Formula, kx: np.ndarray, ky: int) -> Formula:
-    """The formula ``f`` found on the data divided by 10^kx (inputs) and 10^ky (target), in
-    the data's units: tree and constants of 10^ky f(x / 10^kx), the constants' standard errors
-    scaled with them, the noise by 10^ky. The candidates stay those of the rescaled data (their
-    errors are the same in any units); the front and the distinct candidates are shown in the
-    data's units (:meth:`Formula.distinct_candidates`)."""
-    mapped = to_user_units(f.tree, f.constants, Basis(f.basis_names), kx, ky)
-    if mapped is not None:
-        tree, constants = mapped
-        with np.errstate(all="ignore"):
-            lost = ~np.isfinite(constants) | ((constants == 0) & (f.constants != 0)) \
-                if constants.size == f.constants.size else ~np.isfinite(constants)
-        if np.any(lost):
-            mapped = None
-    if mapped is None:  # no tree over the basis (log|x| + c), or a constant beyond the floats: the
-        return replace(f, expr=expr_in_units(f.expr, kx, ky), scales=(f.tree, f.constants, kx, ky),  # rescaled ones
-                       noise=float(times_ten_power(np.array([f.noise]), ky)[0]))
-    if constants.size == f.constants.size:
-        with np.errstate(all="ignore"):
-            ratio = np.where(f.constants != 0, np.abs(constants / np.where(f.constants != 0, f.constants, 1)), np.nan)
-        errors = np.asarray(f.standard_errors) * ratio
-    else:
-        errors = np.full(constants.size, np.nan)
-    return replace(f, expr=expr_in_units(f.expr, kx, ky), tree=np.asarray(tree, dtype=np.int64), constants=constants,
-                   standard_errors=errors, noise=float(times_ten_power(np.array([f.noise]), ky)[0]),
-                   scales=(f.tree, f.constants, kx, ky))
 
 
 def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSettings, report) -> Formula:

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.numeric import r2
 from ..exceptions import SuperposError
-from .pipeline import evaluate_formula, find_formula
+from .formula import evaluate_formula
+from .pipeline import find_formula
 from .render import rename_variables
 from .settings import FormulaSettings
 

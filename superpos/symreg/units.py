@@ -11,13 +11,16 @@ data, f(x / s) * s_y, as a tree over the user's units (the scales folded into co
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import rewritten
 
-__all__ = ["decade_scales", "to_user_units"]
+__all__ = ["decade_scales", "expr_in_units", "extreme_decades", "in_data_units", "readable_numbers",
+           "times_ten_power", "to_user_units"]
 
 
 _LOW = 0.75
@@ -81,3 +84,31 @@ def expr_in_units(expr: sympy.Expr, kx: np.ndarray, ky: int) -> sympy.Expr:
     subs = {s: s / sympy.Integer(10) ** scale[s.name] for s in expr.free_symbols if s.name in scale}
     out = expr.xreplace(subs) * (sympy.Integer(10) ** int(ky) if ky else 1)
     return readable_numbers(sympy.expand_mul(out) if ky or subs else out)
+
+
+def in_data_units(f, kx: np.ndarray, ky: int):
+    """The formula ``f`` found on the data divided by 10^kx (inputs) and 10^ky (target), in
+    the data's units: tree and constants of 10^ky f(x / 10^kx), the constants' standard errors
+    scaled with them, the noise by 10^ky. The candidates stay those of the rescaled data (their
+    errors are the same in any units); the front and the distinct candidates are shown in the
+    data's units (:meth:`~superpos.symreg.formula.Formula.distinct_candidates`)."""
+    mapped = to_user_units(f.tree, f.constants, Basis(f.basis_names), kx, ky)
+    if mapped is not None:
+        tree, constants = mapped
+        with np.errstate(all="ignore"):
+            lost = ~np.isfinite(constants) | ((constants == 0) & (f.constants != 0)) \
+                if constants.size == f.constants.size else ~np.isfinite(constants)
+        if np.any(lost):
+            mapped = None
+    if mapped is None:  # no tree over the basis (log|x| + c), or a constant beyond the floats: the
+        return replace(f, expr=expr_in_units(f.expr, kx, ky), scales=(f.tree, f.constants, kx, ky),  # rescaled ones
+                       noise=float(times_ten_power(np.array([f.noise]), ky)[0]))
+    if constants.size == f.constants.size:
+        with np.errstate(all="ignore"):
+            ratio = np.where(f.constants != 0, np.abs(constants / np.where(f.constants != 0, f.constants, 1)), np.nan)
+        errors = np.asarray(f.standard_errors) * ratio
+    else:
+        errors = np.full(constants.size, np.nan)
+    return replace(f, expr=expr_in_units(f.expr, kx, ky), tree=np.asarray(tree, dtype=np.int64), constants=constants,
+                   standard_errors=errors, noise=float(times_ten_power(np.array([f.noise]), ky)[0]),
+                   scales=(f.tree, f.constants, kx, ky))

@@ -1,0 +1,81 @@
+"""A data set's formula as :func:`~superpos.symreg.pipeline.find_formula` returns it, and its
+evaluation (through its rescaled twin for data beyond 10^±100)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from ..core.basis import Basis
+from ..core.tree import evaluate
+from .candidates import Candidate
+from .render import distinct_formulas
+from .uncertainty import pareto_front
+from .units import expr_in_units, times_ten_power
+
+__all__ = ["Formula", "evaluate_formula"]
+
+
+@dataclass
+class Formula:
+    """A data set's formula: ``expr`` (sympy, fitted constants), the winning prefix ``tree``
+    and its ``constants`` with their ``standard_errors``, every fitted ``candidates`` best
+    first, ``confidence`` (the share of bootstrap resamples of the validation points on which
+    this structure still wins), ``noise`` (the residual standard deviation on all points) and
+    ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying),
+    ``inputs`` (the data columns the formula reads, 0-based) and ``left_out`` ([(column, F)]
+    of unused inputs that still explain part of the residuals,
+    :func:`~superpos.symreg.inputs.residual_dependence`).
+    :meth:`pareto_front` gives the accuracy-complexity front."""
+
+    expr: sympy.Expr
+    tree: np.ndarray
+    constants: np.ndarray
+    basis_names: list
+    candidates: list[Candidate] = field(repr=False)
+    timings: dict = field(repr=False)
+    standard_errors: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    confidence: float = float("nan")
+    noise: float = float("nan")
+    inputs: list = field(default_factory=list)
+    left_out: list = field(default_factory=list)
+    scales: tuple | None = field(default=None, repr=False)
+    """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
+    constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
+    evaluates it there and scales back, so that no intermediate value under- or overflows.
+    ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
+    formula has a tree over the basis in them with finite constants, else they are the
+    rescaled ones (``tree is scales[0]``)."""
+
+    def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
+        """(complexity, validation error, formula) of the candidates no other beats on both,
+        simplest first (:func:`~superpos.symreg.uncertainty.pareto_front`)."""
+        return pareto_front(self.candidates, names, self._shown())
+
+    def distinct_candidates(self, limit: int, names: list[str] | None = None) -> list[tuple[Candidate, sympy.Expr]]:
+        """The first ``limit`` candidates of distinct cleaned formulas, in the data's units:
+        [(candidate, formula)] (:func:`~superpos.symreg.render.distinct_formulas`)."""
+        return distinct_formulas(self.candidates, limit, names, self._shown())
+
+    def _shown(self):
+        """How a candidate's formula is shown: as it is, or for data rescaled by powers of ten
+        (``scales``) written back in the data's units."""
+        if self.scales is None:
+            return None
+        kx, ky = self.scales[2], self.scales[3]
+        return lambda expr: expr_in_units(expr, kx, ky)
+
+    def predict(self, X) -> np.ndarray:
+        """The formula's values at X (n, m); NaN where it is undefined."""
+        return evaluate_formula(self.tree, self.basis_names, self.constants, self.scales, X)
+
+
+def evaluate_formula(tree, basis_names, constants, scales, X) -> np.ndarray:
+    """A :class:`Formula`'s values at X, through its rescaled twin where it has one."""
+    X = np.asarray(X, dtype=np.float64)
+    if scales is None:
+        return evaluate(tree, Basis(basis_names), X, constants)
+    work_tree, work_constants, kx, ky = scales
+    with np.errstate(all="ignore"):
+        return times_ten_power(evaluate(work_tree, Basis(basis_names), times_ten_power(X, -kx), work_constants), ky)
