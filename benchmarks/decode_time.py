@@ -1,6 +1,6 @@
 """Decoding time per data set on the AI Feynman benchmark (200 points, noise 0): the seconds of
 the structure model's part of `find_formula` -- log theta for the shown points and the k-best
-decoding with its candidate list (`pipeline.propose_skeletons`) -- summed over every view of the
+decoding with its candidate list (`proposers.model.propose_skeletons`) -- summed over every view of the
 data and every reduction the pipeline decodes, with the number of such decodes.
 
     python benchmarks/decode_time.py [--jobs 2]
@@ -21,11 +21,12 @@ def one(problem) -> tuple[int, float, int]:
     import warnings
 
     import superpos.symreg.pipeline as pipeline
+    import superpos.symreg.proposers.model as proposer
     from superpos.structure.shipped import load_predictor
 
     model = load_predictor(None)
     spent = [0.0, 0]
-    theta, propose = model.log_theta_for, pipeline.propose_skeletons
+    theta, propose = model.log_theta_for, proposer.propose_skeletons
 
     def timed(f, count):
         def g(*a, **k):
@@ -38,12 +39,12 @@ def one(problem) -> tuple[int, float, int]:
         return g
 
     model.log_theta_for = timed(theta, 1)
-    pipeline.propose_skeletons = timed(propose, 0)
+    proposer.propose_skeletons = timed(propose, 0)
     X, y = problem.sample(random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pipeline.find_formula(X, y, model, random_state=0)
-    pipeline.propose_skeletons = propose
+    proposer.propose_skeletons = propose
     return problem.n_variables, spent[0], spent[1]
 
 

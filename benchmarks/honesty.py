@@ -41,38 +41,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import sympy  # noqa: E402
 
-WIDEN = 0.25
-
-
 def nodes(expr) -> int:
     """Expression nodes of a sympy expression, numbers included."""
     return sum(1 for _ in sympy.preorder_traversal(sympy.sympify(expr)))
-
-
-def beyond(ranges, n: int, rng) -> np.ndarray:
-    """Up to ``n`` points with at least one input outside the sampled box, inside the box
-    widened by a quarter of each range (in log space for positive ranges)."""
-    lo = np.array([r[1] for r in ranges], dtype=float)
-    hi = np.array([r[2] for r in ranges], dtype=float)
-    pos = lo > 0
-    a = np.where(pos, np.log(np.where(pos, lo, 1.0)), lo)
-    b = np.where(pos, np.log(np.where(pos, hi, 1.0)), hi)
-    w = WIDEN * (b - a)
-    U = rng.uniform(a - w, b + w, (4 * n, len(ranges)))
-    Z = np.where(pos, np.exp(U), U)
-    out = np.any((Z < lo) | (Z > hi), axis=1)
-    return Z[out][:n]
-
-
-def r2_scored(truth: np.ndarray, pred: np.ndarray) -> tuple[float, int, int]:
-    """(R^2 on the points where the truth is finite, those not finite, non-finite predictions there)."""
-    ok = np.isfinite(truth)
-    t, p = truth[ok], np.asarray(pred, dtype=float)[ok]
-    bad = ~np.isfinite(p)
-    p = np.where(bad, 0.0, p)
-    ss = float(np.sum((t - t.mean()) ** 2)) if t.size else 0.0
-    score = 1.0 - float(np.sum((t - p) ** 2)) / ss if ss > 0 else float("nan")
-    return score, int((~ok).sum()), int(bad.sum())
 
 
 def cases(sets: list[str], samples: int, conditions: list[str]) -> list[dict]:
@@ -108,7 +79,7 @@ def real_table(name: str):
 
 def solve(case: dict, selection: str | None, seed: int) -> dict:
     from superpos.core.numeric import r2
-    from superpos.datasets.problems import is_exact_recovery, recovery_forms
+    from superpos.datasets.problems import is_exact_recovery, recovery_forms, scored_r2
     from superpos.symreg.pipeline import find_formula
 
     rng = np.random.default_rng([seed, case["sample"], sum(map(ord, case["name"]))])
@@ -145,12 +116,11 @@ def solve(case: dict, selection: str | None, seed: int) -> dict:
         row["r2_train"] = float(r2(y, f.predict(X)))
     if p is None:
         return row
-    law = p.function()
     Xf, yf = p.sample(1000, random_state=seed + 1000 * case["sample"] + 1, fresh=True)
-    Xb = beyond(p.ranges, 1000, rng)
+    Xb, yb = p.beyond(1000, random_state=seed + 1000 * case["sample"] + 2)
     with np.errstate(all="ignore"):
-        row["r2"] = r2_scored(yf, f.predict(Xf))[0]
-        row["r2_beyond"], row["not_finite_law"], row["not_finite_formula"] = r2_scored(law(Xb), f.predict(Xb))
+        row["r2"] = scored_r2(yf, f.predict(Xf))[0]
+        row["r2_beyond"], row["not_finite_law"], row["not_finite_formula"] = scored_r2(yb, f.predict(Xb))
     domain = {f"x{j + 1}": Xf[:, j] for j in range(Xf.shape[1])}
     row["law_nodes"] = nodes(p.expr())
     try:

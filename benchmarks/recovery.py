@@ -4,7 +4,8 @@ generated formulas (issue 3's measures).
 Per problem: the published training points (seeded), ``SuperposRegressor(top_k=k)``,
 exact symbolic recovery (constants rounded to 3 significant digits, sympy-equivalent to
 the true formula, variables declared positive where the range is), R^2 on 1,000 fresh
-points from the same ranges, and the wall-clock seconds of ``fit`` (model loading and the
+points from the same ranges and on 1,000 beyond them (each widened by a quarter, in log space
+where positive), and the wall-clock seconds of ``fit`` (model loading and the
 first numba compilation excluded: a warm-up fit runs first). Prints markdown tables.
 
     python benchmarks/recovery.py --model m1.npz --model2 m2.npz          # Nguyen-1..12 but 11
@@ -25,7 +26,7 @@ import sympy
 
 from superpos import Corpus
 from superpos.core.numeric import r2
-from superpos.datasets.problems import is_exact_recovery, load_problems
+from superpos.datasets.problems import beyond_box, is_exact_recovery, load_problems, scored_r2
 from superpos import SuperposRegressor
 from superpos.structure.shipped import load_predictor
 from superpos.core.symbolic import to_sympy
@@ -60,13 +61,16 @@ def run_problems(problems, models, ks, seed, opts, verbose=True):
                 rows[k].append({"name": p.name, "skip": f"no {p.n_variables}-variable model"})
                 continue
             reg, sec = solve(model, X, y, k, seed, opts)
+            Xb, yb = p.beyond(1000, random_state=seed + 2)
             with np.errstate(all="ignore"):
                 score = r2(yt, reg.predict(Xt))
+                beyond = scored_r2(yb, reg.predict(Xb))[0]
             exact = is_exact_recovery(reg.expr_, p.expr(), p.positive_variables)
             rows[k].append({"name": p.name, "true": p.formula, "pred": reg.expr_, "exact": exact, "r2": score,
-                            "sec": sec, "n_cand": len(reg.candidates_), "timings": reg.timings_})
+                            "sec": sec, "n_cand": len(reg.candidates_), "timings": reg.timings_, "beyond": beyond})
             if verbose:
-                print(f"  {p.name:12s} k={k:<5d} {'EXACT' if exact else '     '} R2={score:.6f} {sec:6.3f}s "
+                print(f"  {p.name:12s} k={k:<5d} {'EXACT' if exact else '     '} R2={score:.6f} "
+                      f"beyond={beyond:.4f} {sec:6.3f}s "
                       f"{_short(reg.expr_)}", flush=True)
     return rows
 
@@ -84,6 +88,7 @@ def summary(rows) -> dict:
     sec = np.array([r["sec"] for r in done])
     return {"n": len(done), "exact": int(sum(r["exact"] for r in done)), "r2_99": int(np.sum(r2s > 0.99)),
             "r2_999": int(np.sum(r2s > 0.999)), "median_r2": float(np.median(r2s)),
+            "median_beyond": float(np.nanmedian([r.get("beyond", np.nan) for r in done])),
             "median_sec": float(np.median(sec)), "mean_sec": float(np.mean(sec)), "max_sec": float(sec.max())}
 
 
@@ -101,7 +106,8 @@ def print_problem_table(rows, k):
     s = summary(rows)
     if s["n"]:
         print(f"\n**Total ({s['n']} problems)**: exact {s['exact']}/{s['n']}, R^2 > 0.99 {s['r2_99']}/{s['n']}, "
-              f"R^2 > 0.999 {s['r2_999']}/{s['n']}, median R^2 {s['median_r2']:.4f}, seconds per problem: "
+              f"R^2 > 0.999 {s['r2_999']}/{s['n']}, median R^2 {s['median_r2']:.4f}, median R^2 beyond the range "
+              f"{s['median_beyond']:.4f}, seconds per problem: "
               f"median {s['median_sec']:.3f}, mean {s['mean_sec']:.3f}, max {s['max_sec']:.3f}")
 
 
@@ -125,10 +131,12 @@ def run_corpus(corpus, model, ks, n, seed, opts):
         positive = [f"x{j + 1}" for j in range(X.shape[1]) if lo[j] >= 0]
         for k in ks:
             reg, sec = solve(model, X, y, k, seed, opts)
+            Xb = beyond_box(lo, hi, 1000, np.random.default_rng([seed, idx]))
             with np.errstate(all="ignore"):
                 score = r2(yt, reg.predict(Xt)) if yt.size > 10 else -np.inf
+                beyond = scored_r2(evaluate(tree, basis, Xb, consts), reg.predict(Xb))[0]
             exact = is_exact_recovery(reg.expr_, true, positive, seconds=1.0)
-            out[k].append({"name": str(idx), "exact": exact, "r2": score, "sec": sec})
+            out[k].append({"name": str(idx), "exact": exact, "r2": score, "sec": sec, "beyond": beyond})
         if (idx + 1) % 25 == 0:
             print(f"  corpus {idx + 1}/{n}: " + ", ".join(
                 f"k={k} exact {np.mean([r['exact'] for r in out[k]]):.2f} "

@@ -3,8 +3,11 @@ the same machine, in one run (issue 3, item 6). Needs the optional ``bench`` ext
 ``pip install gplearn pyoperon``.
 
 Per problem and method: exact symbolic recovery (constants rounded to 3 significant
-digits, sympy-equivalent to the truth), R^2 on 1,000 fresh points, and fit seconds on one
-core (superpos: model loading and numba compilation excluded, see the header line).
+digits, sympy-equivalent to the truth), R^2 on 1,000 fresh points and on 1,000 beyond the
+sampled ranges (``Problem.beyond``: each widened by a quarter, in log space where positive;
+points where the law is undefined counted, not scored), and fit seconds on one core
+(superpos: model loading and numba compilation excluded, see the header line). A problem with
+more inputs than any model given is solved with the widest model given.
 Prints one markdown table and the totals.
 
     python benchmarks/side_by_side.py --model m1.npz --model2 m2.npz
@@ -26,7 +29,7 @@ import numpy as np  # noqa: E402
 import sympy  # noqa: E402
 
 from superpos.core.numeric import r2  # noqa: E402
-from superpos.datasets.problems import is_exact_recovery, load_problems  # noqa: E402
+from superpos.datasets.problems import is_exact_recovery, load_problems, scored_r2  # noqa: E402
 from superpos import SuperposRegressor
 from superpos.structure.shipped import load_predictor  # noqa: E402
 
@@ -51,7 +54,9 @@ def operon_sympy(text: str, m: int) -> sympy.Expr:
 
 
 def run_superpos(model, X, y, seed, args):
-    reg = SuperposRegressor(predictor=model, top_k=args.top_k, search_rounds=args.search_rounds, random_state=seed)
+    opts = {"selection": args.selection} if args.selection else {}
+    reg = SuperposRegressor(predictor=model, top_k=args.top_k, search_rounds=args.search_rounds, random_state=seed,
+                            **opts)
     t = time.perf_counter()
     reg.fit(X, y)
     return reg.expr_, reg.predict, time.perf_counter() - t
@@ -79,6 +84,41 @@ def run_operon(X, y, seed, args):
     return operon_sympy(est.get_model_string(est.model_, 6), X.shape[1]), est.predict, sec
 
 
+_WARM: list = []
+
+
+def _one_problem(p, models, args) -> dict:
+    """{method: {exact, r2, beyond, sec, expr} or None} for one problem (one core per method)."""
+    runners = {"gplearn": run_gplearn, "pyoperon": run_operon}
+    if "superpos" in args.methods and not _WARM:  # this worker's first call: compiled kernels loaded untimed
+        Xw = np.linspace(0.1, 1.0, 20)[:, None]
+        SuperposRegressor(predictor=models[max(models)], top_k=args.top_k, search_rounds=args.search_rounds).fit(
+            Xw, np.sin(Xw[:, 0]))
+        _WARM.append(True)
+    X, y = p.sample(random_state=args.seed)
+    Xt, yt = p.sample(1000, random_state=args.seed + 1, fresh=True)
+    Xb, yb = p.beyond(1000, random_state=args.seed + 2)
+    out: dict = {}
+    for meth in args.methods:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if meth == "superpos":
+                    model = models.get(p.n_variables, models[max(models)])
+                    expr, predict, sec = run_superpos(model, X, y, args.seed, args)
+                else:
+                    expr, predict, sec = runners[meth](X, y, args.seed, args)
+                with np.errstate(all="ignore"):
+                    score = r2(yt, np.asarray(predict(Xt), dtype=np.float64))
+                    beyond = scored_r2(yb, np.asarray(predict(Xb), dtype=np.float64))[0]
+                exact = is_exact_recovery(expr, p.expr(), p.positive_variables)
+            except Exception as exc:  # noqa: BLE001 - one tool failing must not stop the table
+                out[meth], out[meth + "_error"] = None, str(exc)[:200]
+                continue
+        out[meth] = {"exact": exact, "r2": score, "sec": sec, "expr": str(expr), "beyond": beyond}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", type=Path, required=True, help="1-variable StructurePredictor (.npz)")
@@ -93,6 +133,8 @@ def main() -> None:
     ap.add_argument("--gplearn-generations", type=int, default=20, help="gplearn's default: 20")
     ap.add_argument("--operon-population", type=int, default=1000, help="pyoperon's default: 1000")
     ap.add_argument("--operon-evaluations", type=int, default=1_000_000, help="pyoperon's default: 1e6")
+    ap.add_argument("--selection", default=None, help="SuperposRegressor(selection=...) (default: the library's)")
+    ap.add_argument("--jobs", type=int, default=1, help="problems solved in parallel (each method on one core)")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -108,7 +150,6 @@ def main() -> None:
     warm_s = time.perf_counter() - t
     names = args.problems if args.problems else (NGUYEN if args.set == "nguyen" else None)
     problems = load_problems(args.set, names=names)
-    runners = {"superpos": None, "gplearn": run_gplearn, "pyoperon": run_operon}
     print(f"# Side by side: {platform.machine()}, {os.cpu_count()} cores (one used), Python {platform.python_version()}")
     print(f"superpos top_k={args.top_k}, search_rounds={args.search_rounds}, models {args.model}" + (f", {args.model2}" if args.model2 else "") +
           f" (loading {load_s:.2f} s and warm-up {warm_s:.2f} s excluded); gplearn population "
@@ -116,31 +157,18 @@ def main() -> None:
           f"pyoperon population {args.operon_population}, max_evaluations {args.operon_evaluations}, "
           f"symbols {OPERON_SYMBOLS}\n", flush=True)
 
-    res = {m: [] for m in args.methods}
-    for p in problems:
-        X, y = p.sample(random_state=args.seed)
-        Xt, yt = p.sample(1000, random_state=args.seed + 1, fresh=True)
+    from joblib import Parallel, delayed
+
+    rows = Parallel(n_jobs=args.jobs)(delayed(_one_problem)(p, models, args) for p in problems)
+    res = {m: [row[m] for row in rows] for m in args.methods}
+    for p, row in zip(problems, rows):
         for meth in args.methods:
-            if meth == "superpos" and p.n_variables not in models:
-                res[meth].append(None)
-                continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    if meth == "superpos":
-                        expr, predict, sec = run_superpos(models[p.n_variables], X, y, args.seed, args)
-                    else:
-                        expr, predict, sec = runners[meth](X, y, args.seed, args)
-                    with np.errstate(all="ignore"):
-                        score = r2(yt, np.asarray(predict(Xt), dtype=np.float64))
-                    exact = is_exact_recovery(expr, p.expr(), p.positive_variables)
-                except Exception as exc:  # noqa: BLE001 - one tool failing must not stop the table
-                    print(f"  {p.name} {meth}: failed ({exc})", flush=True)
-                    res[meth].append(None)
-                    continue
-            res[meth].append({"exact": exact, "r2": score, "sec": sec, "expr": expr})
-            print(f"  {p.name:12s} {meth:9s} {'EXACT' if exact else '     '} R2={score:.6f} {sec:8.3f}s "
-                  f"{str(expr)[:70]}", flush=True)
+            r = row[meth]
+            if r is None:
+                print(f"  {p.name} {meth}: failed ({row.get(meth + '_error', '')})")
+            else:
+                print(f"  {p.name:12s} {meth:9s} {'EXACT' if r['exact'] else '     '} R2={r['r2']:.6f} "
+                      f"beyond={r['beyond']:.4f} {r['sec']:8.3f}s {str(r['expr'])[:70]}", flush=True)
 
     print("\n| problem | " + " | ".join(f"{m} exact | {m} R^2 | {m} s" for m in args.methods) + " |")
     print("|---|" + "---|---|---|" * len(args.methods))
@@ -150,8 +178,8 @@ def main() -> None:
             r = res[m][i]
             cells += ["-", "-", "-"] if r is None else ["yes" if r["exact"] else "no", f"{r['r2']:.4f}", f"{r['sec']:.3f}"]
         print(f"| {p.name} | " + " | ".join(cells) + " |")
-    print("\n| method | problems | exact | R^2 > 0.99 | R^2 > 0.999 | median s | mean s |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| method | problems | exact | R^2 > 0.99 | R^2 > 0.999 | median R^2 beyond | median s | mean s |")
+    print("|---|---|---|---|---|---|---|---|")
     med = {}
     for m in args.methods:
         rows = [r for r in res[m] if r is not None]
@@ -161,7 +189,8 @@ def main() -> None:
         r2s = np.array([r["r2"] if np.isfinite(r["r2"]) else -np.inf for r in rows])
         med[m] = float(np.median(sec))
         print(f"| {m} | {len(rows)} | {sum(r['exact'] for r in rows)} | {int(np.sum(r2s > 0.99))} | "
-              f"{int(np.sum(r2s > 0.999))} | {np.median(sec):.3f} | {sec.mean():.3f} |")
+              f"{int(np.sum(r2s > 0.999))} | {np.nanmedian([r['beyond'] for r in rows]):.4f} | {np.median(sec):.3f} "
+              f"| {sec.mean():.3f} |")
     if "superpos" in med:
         for m in med:
             if m != "superpos":

@@ -57,6 +57,6 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     """The ``superpos`` console script."""
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
-    from .cli import app  # deferred for start-up: the handlers come first
+    from .cli import app  # deferred: start-up time (the signal handlers come first)
 
     app(prog_name="superpos")

@@ -98,15 +98,18 @@ def test_predict_text_json_latex(model_file, tmp_path):
     r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--top-k", "20"])
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
-    assert "speed" in lines[0] and "x1" not in lines[0] and lines[1].startswith("R^2")
+    assert "speed" in lines[0] and "x1" not in lines[0]
+    assert lines[1].split()[0] in ("exact", "law", "approximation") and "R^2 = " in lines[1]
     out = tmp_path / "o.json"
     r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--top-k", "20",
                             "--format", "json", "-o", str(out)])
     assert r.exit_code == 0, r.output
     js = json.loads(out.read_text())
-    assert set(js) == {"formula", "latex", "r2", "seconds", "constants", "confidence", "noise", "inputs",
-                       "left_out_but_related", "front", "candidates"}
-    assert set(js["candidates"][0]) == {"formula", "r2", "loglik"}
+    assert set(js) == {"formula", "status", "precision", "latex", "r2", "seconds", "constants", "confidence",
+                       "noise", "inputs", "left_out_but_related", "front", "candidates"}
+    assert js["status"] == "exact" and js["precision"] is None  # full float digits: float64 round-off
+    assert set(js["candidates"][0]) == {"formula", "r2", "loglik", "source", "code_length"}
+    assert js["candidates"][0]["source"] in ("model", "search", "reduction", "baselines", "sums", "laws")
     assert js["r2"] > 0.99
     r = runner.invoke(app, ["predict", str(data), "--model", str(model_file[1]), "--format", "latex"])
     assert r.exit_code == 0 and "speed" in r.output
@@ -228,7 +231,8 @@ def test_predict_batch_streams_rows_and_resumes(model_file, tmp_path):
                             str(model_file[1]), "--top-k", "10", "-o", str(js), "--quiet"])
     assert r.exit_code == 0, r.output
     lines = [json.loads(line) for line in js.read_text().splitlines()]
-    assert [set(d) for d in lines] == [{"file", "formula", "r2", "seconds", "error"}] * 2
+    assert [set(d) for d in lines] == [{"file", "formula", "status", "r2", "seconds", "error"}] * 2
+    assert all(d["status"] == "exact" for d in lines)
     js2 = tmp_path / "rows2.jsonl"
     r = runner.invoke(app, ["predict", str(folder / "d0.csv"), str(folder / "d1.csv"), "--model",
                             str(model_file[1]), "--top-k", "10", "-o", str(js2), "--jobs", "2"])

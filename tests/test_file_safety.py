@@ -148,7 +148,7 @@ def test_dev_stdout_appending_to_a_log_does_not_replace_the_log(tmp_path, runs):
                                text=True, timeout=120)
         assert r.returncode == 0, r.stderr
     text = log.read_text()
-    assert text.startswith("earlier line\nx**2 + 1\n") and "file,formula,r2,seconds,error\n" in text
+    assert text.startswith("earlier line\nx**2 + 1\n") and "file,formula,status,r2,seconds,error\n" in text
     assert text.count(str(runs / "r2.csv")) == 1
 
 

@@ -2,17 +2,14 @@
 from __future__ import annotations
 
 import pickle
-import warnings
 
 import numpy as np
 import pytest
 import sympy
 from sklearn.base import clone
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.neural_network import MLPClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from superpos import Basis, StructurePredictor, SuperposError, generate_corpus
+from superpos import Basis, StructurePredictor, SuperposError
 from superpos.structure import shipped as R
 from superpos.datasets.problems import available_problem_sets, is_exact_recovery, load_problems
 from superpos import SuperposRegressor
@@ -21,24 +18,12 @@ from superpos.core.tree import from_string
 B1 = Basis.default(1)
 
 
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory):
-    """A tiny 3-variable model (seconds to train), saved: a path is clone- and pickle-safe."""
-    c = generate_corpus(Basis.default(3), 150, random_state=0, max_depth=3, max_size=7, n_points=(20, 40))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        p = StructurePredictor(context="parent+position+depth", size_bonus=0.0, random_state=0,
-                               classifier=MLPClassifier((32,), max_iter=60, random_state=0)).fit(c)
-    path = tmp_path_factory.mktemp("model") / "tiny.npz"
-    p.save(path)
-    return str(path)
-
-
 class FixedRanking:
     """A stand-in predictor that proposes the same ranked trees for every data set."""
 
     def __init__(self, basis, trees):
         self.basis_ = basis
+        self.size_bonus_ = 0.0
         self.classifier_ = "fixed"
         self.trees = [from_string(t, basis) for t in trees]
 

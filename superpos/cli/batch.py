@@ -29,8 +29,10 @@ except ImportError:  # pragma: no cover - Windows: no lock, the journal still pr
 
 __all__ = ["FIELDS", "Journal", "batch_format", "format_rows", "is_results_file", "read_results"]
 
-FIELDS = ("file", "formula", "r2", "seconds", "error")
+FIELDS = ("file", "formula", "status", "r2", "seconds", "error")
 _HEADER = ",".join(FIELDS)
+_EARLIER = ("file", "formula", "r2", "seconds", "error")
+"""The fields of results written before the status column (still resumed)."""
 
 
 def batch_format(output: Path | None, fmt: str | None) -> str:
@@ -57,7 +59,11 @@ def _number(v):
 
 def _valid(row) -> dict | None:
     """The row in its normal form, or None when it is not a whole results row."""
+    if isinstance(row, dict) and set(row) == set(_EARLIER):
+        row = {**row, "status": ""}
     if not isinstance(row, dict) or set(row) != set(FIELDS) or any(row[k] is None for k in ("file", "formula")):
+        return None
+    if row["status"] not in ("", "exact", "law", "approximation"):
         return None
     if not isinstance(row["file"], str) or not row["file"] or not isinstance(row["formula"], str):
         return None
@@ -68,7 +74,8 @@ def _valid(row) -> dict | None:
     error = row["error"] if isinstance(row["error"], str) else ("" if row["error"] is None else None)
     if error is None or seconds is None:
         return None
-    return {"file": row["file"], "formula": row["formula"], "r2": r2, "seconds": seconds, "error": error}
+    return {"file": row["file"], "formula": row["formula"], "status": row["status"], "r2": r2, "seconds": seconds,
+            "error": error}
 
 
 def _whole_lines(text: str) -> list[str]:
@@ -95,7 +102,7 @@ def is_results_file(path) -> bool:
             first = fh.readline(200)
     except OSError:
         return False
-    return first.decode("utf-8", "replace").strip().lstrip("\ufeff") == _HEADER
+    return first.decode("utf-8", "replace").strip().lstrip("\ufeff") in (_HEADER, ",".join(_EARLIER))
 
 
 def read_results(path: Path, fmt: str) -> list[dict]:
@@ -125,12 +132,13 @@ def read_results(path: Path, fmt: str) -> list[dict]:
             raise not_results
         return [r for r in rows if r is not None]
     lines = _whole_lines(text.lstrip("\ufeff"))
-    if not lines or lines[0].strip() != _HEADER:
+    fields = {_HEADER: FIELDS, ",".join(_EARLIER): _EARLIER}.get(lines[0].strip()) if lines else None
+    if fields is None:
         raise not_results
     out = []
     for cells in csv.reader(lines[1:]):
-        if len(cells) == len(FIELDS):
-            row = _valid(dict(zip(FIELDS, cells)))
+        if len(cells) == len(fields):
+            row = _valid(dict(zip(fields, cells)))
             if row is not None:
                 out.append(row)
     return out

@@ -12,7 +12,7 @@ import numpy as np
 import typer
 
 from ..exceptions import SuperposError
-from . import check_folder, command, option_names, soft_interrupts
+from .base import check_folder, command, option_names, soft_interrupts
 from .progress import progress_bars
 
 
@@ -34,19 +34,36 @@ def predict(
     resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
     jobs: int = typer.Option(1, "--jobs", help="batch: data sets solved in parallel"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
+    selection: str = typer.Option("validation", "--selection", help="how the finalists are chosen between: "
+                                  "validation (least cross-validated error, ties to the simpler), mdl "
+                                  "(description length) or best (PySR's)"),
+    max_fits: int = typer.Option(200_000, "--max-fits", help="effort budget: trees fitted at most"),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
+                                               "proposing (default: none, reproducible)"),
+    proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
+                                            "(default: all): model, reductions, baselines, sums, laws"),
+    precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
+                                  "digits written in the file), float64, or a number such as 5e-4"),
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
 
     Example: superpos predict datasets/examples/example.csv --format json
 
-    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, r2, seconds, error; the output's suffix chooses CSV, .json or .jsonl; it is written whole at the end, the finished rows kept meanwhile for --resume; exit 1 when some data sets failed)
+    Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, status, r2, seconds, error; the output's suffix chooses CSV, .json or .jsonl; it is written whole at the end, the finished rows kept meanwhile for --resume; exit 1 when some data sets failed)
     """
     from ..symreg.settings import FormulaSettings
 
+    from ..symreg.proposers import chosen
+
+    names = tuple(n.strip() for n in proposers.split(",") if n.strip()) if proposers is not None else None
     try:
-        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed)
+        given = None if precision in ("auto", "float64") else _precision(precision)
+        settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed, selection=selection,
+                                   max_fits=max_fits, time_limit=time_limit, proposers=names, precision=given)
+        chosen(settings.proposers)
     except SuperposError as exc:
         raise option_names(exc) from None
+    auto = precision == "auto"
     if jobs < 1:
         raise SuperposError(f"--jobs must be at least 1, got {jobs}")
     if plot is not None and plot.suffix.lower() != ".png":
@@ -55,7 +72,7 @@ def predict(
     if len(files) != 1 or Path(data[0]).is_dir():
         if plot is not None:
             raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
-        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt)
+        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto)
         return
     if fmt is None:
         fmt = "text"
@@ -70,7 +87,7 @@ def predict(
     from ..symreg.render import units_unimported
 
     with _collector_paused(), units_unimported():
-        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet)
+        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto)
 
 
 @contextmanager
@@ -89,17 +106,36 @@ def _collector_paused():
             gc.enable()
 
 
-def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool) -> None:
+def _precision(text: str) -> float:
+    """The ``--precision`` number (checked by FormulaSettings)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise SuperposError(f"--precision must be auto, float64 or a number such as 5e-4, got {text!r}") from None
+
+
+def _with_precision(settings, info: dict, auto: bool):
+    """``settings`` with the precision the file was written with, where ``--precision auto``."""
+    from dataclasses import replace
+
+    p = info.get("precision")
+    return replace(settings, precision=min(p, 0.05)) if auto and p is not None and p > 1e-15 else settings
+
+
+def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool, auto: bool) -> None:
     import sympy
 
     from ..core.files import atomic_write_text
     from ..core.numeric import r2 as r2_score
     from ..datasets.reader import read_dataset
+    from ..symreg.engine import MODEL_SCORED
     from ..symreg.pipeline import find_formula
     from ..symreg.render import rename_variables
 
     notes: list[str] = []
-    X, y, names = read_dataset(path, target, notes)
+    info: dict = {}
+    X, y, names = read_dataset(path, target, notes, info)
+    settings = _with_precision(settings, info, auto)
     for note in notes if not quiet else ():
         typer.echo(f"note: {note}", err=True)
     predictor = str(model) if model else None
@@ -113,11 +149,14 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     if fmt == "json":
         import json
 
-        cands = [{"formula": str(e), "r2": _finite(c.r2_validation), "loglik": _finite(c.log_likelihood)}
+        cands = [{"formula": str(e), "r2": _finite(c.r2_validation),
+                  "loglik": _finite(c.log_likelihood) if c.source in MODEL_SCORED else None,
+                  "source": c.source, "code_length": _finite(c.code_length)}
                  for c, e in f.distinct_candidates(20, names)]
         consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
         front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
-        text = json.dumps({"formula": str(expr), "latex": sympy.latex(expr), "r2": _finite(r2), "seconds": seconds,
+        text = json.dumps({"formula": str(expr), "status": f.status, "latex": sympy.latex(expr), "r2": _finite(r2),
+                           "seconds": seconds, "precision": settings.precision,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
                            "inputs": [names[j] for j in f.inputs],
                            "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
@@ -125,7 +164,10 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     elif fmt == "latex":
         text = sympy.latex(expr) + "\n"
     else:
-        text = f"{expr}\nR^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
+        text = f"{expr}\n{f.status}   R^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
+        if f.status == "approximation":
+            shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
+            text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))
     if f.left_out and not quiet:
         verb = "explains" if len(f.left_out) == 1 else "explain"
         typer.echo("warning: the formula leaves out " + ", ".join(f"{names[j]} (F = {F:.1f})" for j, F in f.left_out)
@@ -167,7 +209,7 @@ def _expand_inputs(data: List[str]) -> List[str]:
     return files
 
 
-def _solve_file(predictor, f: str, target, settings) -> dict:
+def _solve_file(predictor, f: str, target, settings, auto: bool = False) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
     import warnings
 
@@ -177,15 +219,17 @@ def _solve_file(predictor, f: str, target, settings) -> dict:
     from ..symreg.pipeline import find_formula
     from ..symreg.render import rename_variables
 
-    row = {"file": f, "formula": "", "r2": None, "seconds": None, "error": ""}
+    row = {"file": f, "formula": "", "status": "", "r2": None, "seconds": None, "error": ""}
     t = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            X, y, names = read_dataset(f, target)
-            found = find_formula(X, y, predictor, settings)
+            info: dict = {}
+            X, y, names = read_dataset(f, target, info=info)
+            found = find_formula(X, y, predictor, _with_precision(settings, info, auto))
             with np.errstate(all="ignore"):
-                row.update(formula=str(rename_variables(found.expr, names)), r2=_finite(r2(y, found.predict(X))))
+                row.update(formula=str(rename_variables(found.expr, names)), status=found.status,
+                           r2=_finite(r2(y, found.predict(X))))
     except SuperposError as exc:
         row["error"] = one_line(exc, 400)
     except Exception as exc:  # noqa: BLE001 - one data set's bug must not stop the batch
@@ -219,7 +263,7 @@ def _open_stream(output):
             raise SuperposError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt) -> None:
+def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto: bool) -> None:
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
     or one JSON array at the end. To ``--output``: through a locked journal, the file written
     whole at the end (:mod:`.batch`)."""
@@ -243,11 +287,11 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
 
     def solve(todo):
         if jobs == 1:
-            yield from (_solve_file(predictor, f, target, settings) for f in todo)
+            yield from (_solve_file(predictor, f, target, settings, auto) for f in todo)
             return
         with soft_interrupts():  # the workers run the kernels; this thread only waits
             yield from Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_solve_file)(source, f, target, settings) for f in todo)
+                delayed(_solve_file)(source, f, target, settings, auto) for f in todo)
 
     failed = 0
     if output is None or is_special(output):  # standard output, a FIFO, a device: streamed, no journal

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from ..exceptions import SuperposError
-from . import basis_from_option, check_folder, command
+from .base import basis_from_option, check_folder, command
 from .progress import progress_bars
 
 

@@ -22,7 +22,7 @@ from ..core.symbolic import to_sympy
 from ..exceptions import SuperposError
 from ..symreg.render import simplify_capped
 
-__all__ = ["Problem", "Recovery", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
+__all__ = ["Problem", "Recovery", "beyond_box", "scored_r2", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
            "is_symbolic_solution", "recovery_forms", "solve_problem"]
 
 _RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
@@ -99,6 +99,14 @@ class Problem:
         return lambda X: np.broadcast_to(np.asarray(f(*[X[:, k] for k in range(self.n_variables)]), dtype=np.float64),
                                          (X.shape[0],)).copy()
 
+    def beyond(self, n: int = 1000, random_state=None):
+        """Points (X, y) beyond the sampled ranges (:func:`beyond_box`: each range widened by a
+        quarter on each side, in log space where it is positive); y is NaN where the law is not
+        defined there."""
+        X = beyond_box([r[1] for r in self.ranges], [r[2] for r in self.ranges], n, np.random.default_rng(random_state))
+        with np.errstate(all="ignore"):
+            return X, self.function()(X)
+
     def sample(self, n: int | None = None, random_state=None, fresh: bool = False):
         """Points (X, y). ``fresh=True`` draws ``n`` (default 1000) uniform points in the
         ranges' bounds whatever their kind (for test R^2); otherwise the published design:
@@ -124,6 +132,34 @@ class Problem:
         with np.errstate(all="ignore"):
             y = self.function()(X)
         return X, y
+
+
+def beyond_box(lo, hi, n: int, rng: np.random.Generator, widen: float = 0.25) -> np.ndarray:
+    """Up to ``n`` points beyond the box [lo, hi] (per input): uniform in the box widened by
+    ``widen`` of each range on each side (in log space where the range is positive), keeping
+    those with at least one input outside the box."""
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    pos = lo > 0
+    a = np.where(pos, np.log(np.where(pos, lo, 1.0)), lo)
+    b = np.where(pos, np.log(np.where(pos, hi, 1.0)), hi)
+    w = widen * (b - a)
+    U = rng.uniform(a - w, b + w, (4 * n, lo.size))
+    Z = np.where(pos, np.exp(U), U)
+    return Z[np.any((Z < lo) | (Z > hi), axis=1)][:n]
+
+
+def scored_r2(truth: np.ndarray, pred: np.ndarray) -> tuple[float, int, int]:
+    """(R^2 where the truth is finite, points where it is not (counted, not scored), non-finite
+    predictions where it is (scored as the prediction 0))."""
+    truth, pred = np.asarray(truth, dtype=np.float64), np.asarray(pred, dtype=np.float64)
+    ok = np.isfinite(truth)
+    t, p = truth[ok], pred[ok]
+    bad = ~np.isfinite(p)
+    p = np.where(bad, 0.0, p)
+    ss = float(np.sum((t - t.mean()) ** 2)) if t.size else 0.0
+    with np.errstate(all="ignore"):
+        score = 1.0 - float(np.sum((t - p) ** 2)) / ss if ss > 0 else float("nan")
+    return score, int((~ok).sum()), int(bad.sum())
 
 
 def _read_rows(path: Path):
@@ -354,13 +390,17 @@ def recovery_forms(formula) -> list[sympy.Expr]:
 @dataclass(frozen=True)
 class Recovery:
     """One problem solved: ``exact`` recovery, ``r2`` on 1,000 fresh points, ``seconds`` of
-    :func:`~superpos.symreg.pipeline.find_formula`, and the ``formula`` (or why it failed)."""
+    :func:`~superpos.symreg.pipeline.find_formula`, the ``formula`` (or why it failed),
+    ``r2_beyond`` on 1,000 points beyond the sampled ranges (:meth:`Problem.beyond`,
+    :func:`scored_r2`) and the formula's ``status``."""
 
     name: str
     exact: bool
     r2: float
     seconds: float
     formula: str
+    r2_beyond: float = float("nan")
+    status: str = ""
 
 
 def solve_problem(predictor, problem: Problem, settings, seed: int = 0) -> Recovery:
@@ -382,4 +422,7 @@ def solve_problem(predictor, problem: Problem, settings, seed: int = 0) -> Recov
     domain = {f"x{j + 1}": Xf[:, j] for j in range(Xf.shape[1])}
     exact = any(is_exact_recovery(e, problem.formula, positive=problem.positive_variables, domain=domain)
                 for e in recovery_forms(f))
-    return Recovery(problem.name, bool(exact), float(score), secs, str(f.expr))
+    Xb, yb = problem.beyond(1000, random_state=seed + 2)
+    with np.errstate(all="ignore"):
+        beyond = scored_r2(yb, f.predict(Xb))[0]
+    return Recovery(problem.name, bool(exact), float(score), secs, str(f.expr), float(beyond), f.status)

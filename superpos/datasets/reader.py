@@ -23,7 +23,7 @@ from ..core.dataset import check_dataset
 from ..core.files import one_line
 from ..exceptions import SuperposError
 
-__all__ = ["read_dataset", "read_table", "Table"]
+__all__ = ["read_dataset", "read_table", "Table", "written_precision"]
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DELIMITERS = (",", ";", "\t")
@@ -236,12 +236,47 @@ def _check_finite(X: np.ndarray, y: np.ndarray, header: list[str], source: str, 
     raise SuperposError(f"{where}: {shown!r} is NaN or infinite; remove or fix that row")
 
 
-def read_dataset(path: str, target: str | None = None, notes: list[str] | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+_NUMBER = re.compile(r"^[+-]?(\d*)(?:[.,](\d*))?(?:[eE]([+-]?\d+))?$")
+
+_PRECISION_ROWS = 2000
+"""The precision of a file is read from at most this many rows (evenly spaced)."""
+
+
+def _cell_precision(cell: str) -> float | None:
+    """Half a unit of the last written digit over the value (1.25 -> 0.005 / 1.25); None for
+    an integer written without a point or exponent (a count: exact) and for 0."""
+    m = _NUMBER.match(cell.strip())
+    if not m or (m.group(2) is None and m.group(3) is None):
+        return None
+    digits = int(m.group(1) + (m.group(2) or ""))  # the value is digits * 10^(e - decimals): the unit cancels
+    return 0.5 / digits if digits else None
+
+
+def written_precision(table: Table) -> float | None:
+    """The relative precision the data were written with: per column, the median over its
+    cells of half a unit of the last digit over the value (:func:`_cell_precision`), the
+    largest over the columns; None when no cell has a decimal point or an exponent."""
+    if not table.rows:
+        return None
+    step = max(1, len(table.rows) // _PRECISION_ROWS)
+    cols: list[list[float]] = [[] for _ in table.header]
+    for line in table.rows[::step]:
+        for k, cell in enumerate(_split(line, table.delimiter)[:len(cols)]):
+            p = _cell_precision(cell)
+            if p is not None:
+                cols[k].append(p)
+    found = [float(np.median(c)) for c in cols if c]
+    return max(found) if found else None
+
+
+def read_dataset(path: str, target: str | None = None, notes: list[str] | None = None,
+                 info: dict | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Load (X, y, variable names) from a delimited text file, an ``.npz`` holding arrays
     ``X`` and ``y``, or ``-`` (text on standard input). The target is the last column
     unless ``target`` names another. Variable names are the header names when all are
-    identifiers, else x1..xm. What the reader assumed is appended to ``notes``."""
+    identifiers, else x1..xm. What the reader assumed is appended to ``notes``; ``info``
+    receives the ``"precision"`` the text was written with (:func:`written_precision`; None
+    for an ``.npz``)."""
     notes = [] if notes is None else notes
     if path == "-":
         source = "<stdin>"
@@ -280,6 +315,8 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
             return _read_npz(raw, source, target)
         text = _decode(raw, source, notes)
     table = read_table(text, source, notes)
+    if info is not None:
+        info["precision"] = written_precision(table)
     header, data = table.header, table.data
     if target is None:
         t = len(header) - 1

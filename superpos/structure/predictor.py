@@ -59,6 +59,17 @@ def _as_training_set(corpus, trees):
     return None, datasets, trees, None
 
 
+def checked_header(meta: dict) -> dict:
+    """:func:`~superpos.structure.schema.check_model_header`, and the features it names checked
+    by :class:`DatasetFeatures` itself (a :class:`SchemaError` either way)."""
+    h = check_model_header(meta)
+    try:
+        DatasetFeatures(n_grid=h["n_grid"], max_variables=h["max_variables"])._check_params()
+    except SuperposError as exc:
+        raise SchemaError(f"features: {exc}") from None
+    return h
+
+
 class StructurePredictor(ParamsMixin):
     """Predict the formula tree behind a data set (seed 003's two stages).
 
@@ -281,7 +292,7 @@ class StructurePredictor(ParamsMixin):
                 "features": {"n_grid": int(f.n_grid), "max_variables": int(f.max_variables)}}
         arrays = classifier_to_arrays(kind, clf)
         try:
-            check_model_header(meta)
+            checked_header(meta)
             self._check_classifier(classifier_from_arrays(kind, arrays), self.n_features_phi_)
         except SchemaError as exc:
             raise SuperposError(f"this model cannot be saved in a file superpos reads back: {exc}") from None
@@ -303,7 +314,7 @@ class StructurePredictor(ParamsMixin):
         is checked (:mod:`.schema`): a damaged or crafted file raises one :class:`SuperposError`."""
         arrays, meta = read_npz(path, "superpos-model", MODEL_FORMAT, remedy="retrain or reinstall it")
         try:
-            h = check_model_header(meta)
+            h = checked_header(meta)
             basis = h["basis"]
             feats = DatasetFeatures(n_grid=h["n_grid"], max_variables=h["max_variables"]).fit()
             self = cls(basis=basis, context=h["context"], max_depth=h["max_depth"],

@@ -73,7 +73,8 @@ def json_basis(meta: dict) -> Basis:
 
 def check_model_header(meta: dict) -> dict:
     """The model header's values, checked: basis (a Basis), context, max_depth, size_bonus,
-    floor, classifier, n_grid and max_variables."""
+    floor, classifier, n_grid and max_variables (in their ranges; the features' own check of
+    them is :func:`~superpos.structure.predictor.checked_header`'s)."""
     from .contexts import CONTEXTS
 
     basis = json_basis(meta)
@@ -87,14 +88,8 @@ def check_model_header(meta: dict) -> dict:
     feats = meta.get("features")
     if not isinstance(feats, dict) or set(feats) != {"n_grid", "max_variables"}:
         raise SchemaError(f"features must be an object with n_grid and max_variables, got {_show(feats)}")
-    from .features import DatasetFeatures
-
     out["n_grid"] = json_int(feats, "n_grid", 12, 1024)
     out["max_variables"] = json_int(feats, "max_variables", 1, MAX_VARIABLES)
-    try:
-        DatasetFeatures(**feats)._check_params()
-    except SuperposError as exc:
-        raise SchemaError(f"features: {exc}") from None
     return out
 
 

@@ -39,7 +39,9 @@ def skeleton_key(tree, basis: Basis) -> str:
 class Candidate:
     """One decoded skeleton after fitting: ``tree``, decoder ``log_likelihood`` and
     ``rank`` (0 = most likely), constants fitted on the fitting part, the normalised
-    errors on the fitting and validation parts and ``r2_validation``."""
+    errors on the fitting and validation parts and ``r2_validation``; ``source``: the proposer
+    that found it (:mod:`superpos.symreg.proposers`); ``code_length``: its description length in
+    nats where it was a finalist of the ``"mdl"`` rule (:mod:`~superpos.symreg.description`)."""
 
     tree: np.ndarray
     basis_names: tuple = field(repr=False)
@@ -48,6 +50,8 @@ class Candidate:
     constants: np.ndarray
     nmse_fit: float
     nmse_validation: float
+    source: str = ""
+    code_length: float = float("nan")
 
     @property
     def size(self) -> int:
@@ -105,12 +109,18 @@ class Points:
             idx = np.arange(n)
             if validation_fraction == 0 or n < 3:
                 return cls(X, y, idx, idx)
-            k = n if n <= 10 else 5
-            fold = np.empty(n, dtype=np.int64)
-            fold[rng.permutation(n)] = np.arange(n) % k
-            return cls(X, y, idx, idx, tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(k)))
+            return cls.k_folds(X, y, n if n <= 10 else 5, rng)
         perm = rng.permutation(n)
         return cls(X, y, np.sort(perm[n_val:]), np.sort(perm[:n_val]))
+
+    @classmethod
+    def k_folds(cls, X: np.ndarray, y: np.ndarray, k: int, rng: np.random.Generator) -> "Points":
+        """All points, in ``k`` random folds of (almost) equal size for K-fold cross-validation."""
+        n = X.shape[0]
+        fold = np.empty(n, dtype=np.int64)
+        fold[rng.permutation(n)] = np.arange(n) % k
+        idx = np.arange(n)
+        return cls(X, y, idx, idx, tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(k)))
 
     @property
     def n_validation(self) -> int:
@@ -149,21 +159,11 @@ _COMMUTATIVE = ("add", "mul")
 def structural_key(tree, basis: Basis) -> str:
     """Functional notation with the arguments of add and mul sorted and every constant
     written ``c``: equal for trees that differ only by the order of commutative
-    arguments (about 50x cheaper than :func:`skeleton_key`). Memoised: the ranking keeps
-    asking for the keys of the same candidates."""
-    return _structural_key(np.asarray(tree, dtype=np.int64).tobytes(), basis)
-
-
-def clear_key_memo() -> None:
-    """Forget the memoised :func:`structural_key` values."""
-    _structural_key.cache_clear()
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _structural_key(raw: bytes, basis: Basis) -> str:
+    arguments (about 50x cheaper than :func:`skeleton_key`); the plain-Python twin of
+    :func:`structural_hashes`, which the search uses."""
     names, arities, commutative = _key_table(basis)
     stack: list[str] = []
-    for c in np.frombuffer(raw, dtype=np.int64).tolist()[::-1]:
+    for c in np.asarray(tree, dtype=np.int64).tolist()[::-1]:
         a = arities[c]
         if a == 0:
             stack.append(names[c])
@@ -204,11 +204,12 @@ def unique_trees(ranked, basis: Basis, n_variables: int, key: str = "structural"
     ``ranked``: [(score, tree)] best first -> [(rank, score, tree)]."""
     seen, out = set(), []
     bad_vars = {j for j, f in enumerate(basis.functions) if f.kind == "variable" and f.index >= n_variables}
-    for r, (score, tree) in enumerate(ranked):
-        if bad_vars and bad_vars.intersection(np.asarray(tree).tolist()):
-            continue
+    kept = [(r, score, tree) for r, (score, tree) in enumerate(ranked)
+            if not (bad_vars and bad_vars.intersection(np.asarray(tree).tolist()))]
+    hashes = structural_hashes([t for _, _, t in kept], basis).tolist() if key == "structural" else None
+    for j, (r, score, tree) in enumerate(kept):
         try:
-            k = skeleton_key(tree, basis) if key == "sympy" else structural_key(tree, basis)
+            k = hashes[j] if hashes is not None else skeleton_key(tree, basis)
         except Exception:  # noqa: BLE001 - sympy may choke on an odd tree; keep it unkeyed
             k = ("tree", tuple(tree))
         if k in seen:

@@ -22,7 +22,7 @@ from ..core.numeric import nmse
 from ..core.tree import evaluate, subtree_ends
 from ..exceptions import SuperposError
 
-__all__ = ["fit_many", "refit_constants", "snap_constants", "start_points"]
+__all__ = ["fit_many", "refit_constants", "snap_constants", "start_points", "noise_variance", "standard_errors"]
 
 
 def start_points(n_nonlinear: int, n_starts: int, rng: np.random.Generator) -> np.ndarray:
@@ -198,8 +198,6 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
     only for constants known to 0.2 %. Constants that pass alone but not one at a time are then
     tried together (chi-square with as many degrees of freedom). Fixing a constant at 0 drops
     its term when sympy renders the formula (no term smaller than the noise)."""
-    from .uncertainty import noise_variance, standard_errors
-
     y = np.asarray(y, dtype=np.float64).ravel()
     c = np.asarray(constants, dtype=np.float64).copy()
 
@@ -295,3 +293,44 @@ def _snapped_together(c: np.ndarray, cur: float, sse, options: list[list[float]]
         if sse(trial) - cur <= _CHI2_95[-neg_moved - 1] * s2:
             return trial
     return c
+
+
+def noise_variance(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> float:
+    """sigma^2 = SSE / (n - p) of the formula on (X, y): the noise variance when the formula
+    is right (misfit counts as noise when it is not)."""
+    with np.errstate(all="ignore"):
+        r = y - evaluate(tree, basis, X, constants)
+        sse = float(r @ r)
+    n, p = y.size, np.size(constants)
+    if not np.isfinite(sse) or n <= p:
+        return float("inf")
+    return sse / (n - p)
+
+
+def standard_errors(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> np.ndarray:
+    """Standard error of each constant, sqrt(diag(sigma^2 (J^T J)^-1)) with J the
+    finite-difference Jacobian of the formula's values (the usual least-squares estimate;
+    inf where a constant is not identified by the data)."""
+    c = np.asarray(constants, dtype=np.float64)
+    if c.size == 0:
+        return np.zeros(0)
+    s2 = noise_variance(tree, basis, X, y, c)
+    with np.errstate(all="ignore"):
+        f0 = evaluate(tree, basis, X, c)
+        J = np.empty((y.size, c.size))
+        for j in range(c.size):
+            h = 1e-6 * (1.0 + abs(c[j]))
+            d = c.copy()
+            d[j] += h
+            J[:, j] = (evaluate(tree, basis, X, d) - f0) / h
+    if not (np.all(np.isfinite(J)) and np.isfinite(s2)):
+        return np.full(c.size, np.inf)
+    with np.errstate(all="ignore"):
+        JTJ = J.T @ J
+    if not np.all(np.isfinite(JTJ)):
+        return np.full(c.size, np.inf)
+    try:
+        cov = s2 * np.linalg.inv(JTJ + 1e-12 * np.trace(JTJ) / c.size * np.eye(c.size))
+    except np.linalg.LinAlgError:
+        return np.full(c.size, np.inf)
+    return np.sqrt(np.clip(np.diag(cov), 0.0, np.inf))

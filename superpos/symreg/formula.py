@@ -26,7 +26,7 @@ class Formula:
     ``timings`` (seconds spent decoding, fitting candidates, refitting the winner, simplifying),
     ``inputs`` (the data columns the formula reads, 0-based) and ``left_out`` ([(column, F)]
     of unused inputs that still explain part of the residuals,
-    :func:`~superpos.symreg.inputs.residual_dependence`).
+    :func:`~superpos.symreg.inputs.residual_dependence`) and ``status``.
     :meth:`pareto_front` gives the accuracy-complexity front."""
 
     expr: sympy.Expr
@@ -40,6 +40,11 @@ class Formula:
     noise: float = float("nan")
     inputs: list = field(default_factory=list)
     left_out: list = field(default_factory=list)
+    status: str = "approximation"
+    """``exact`` (to the data's precision), ``law`` (residuals with no structure left) or
+    ``approximation`` (:mod:`~superpos.symreg.status`)."""
+    precision_threshold: float = field(default=1e-10, repr=False)
+    """The normalised error under which a formula is exact to the data's precision."""
     scales: tuple | None = field(default=None, repr=False)
     """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
     constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
@@ -47,6 +52,11 @@ class Formula:
     ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
     formula has a tree over the basis in them with finite constants, else they are the
     rescaled ones (``tree is scales[0]``)."""
+
+    @property
+    def complexity(self) -> int:
+        """Nodes plus fitted constants of the tree (the front's measure)."""
+        return int(np.size(self.tree) + np.size(self.constants))
 
     def pareto_front(self, names: list[str] | None = None) -> list[tuple[int, float, sympy.Expr]]:
         """(complexity, validation error, formula) of the candidates no other beats on both,

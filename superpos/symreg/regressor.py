@@ -60,6 +60,20 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         points, so 1,000,000 rows cost about as much as 1,000 plus one refit. The structure
         model itself sees at most 200 of them (the largest data sets of its corpus).
     random_state : seeds the split of the points and the random starts.
+    selection : how the finalists are chosen between: "validation" (the least cross-validated
+        error, ties to the simpler tree), "mdl" (the shortest description length, after
+        Exhaustive Symbolic Regression's) or "best" (PySR's: the steepest drop of log error per
+        unit of complexity within 1.5x the least error). With every rule a law (residuals with no
+        structure left) goes before an approximation, and an approximation that explodes just
+        beyond the data loses to one of similar error that does not.
+    max_fits : the effort budget, in fitted trees (deterministic): the search stops proposing
+        when it is spent.
+    time_limit : seconds after which the search stops proposing (None, the default: no limit,
+        so that results are reproducible).
+    proposers : names of the candidate sources to use (None: all; ``superpos.symreg.proposers.PROPOSER_NAMES``).
+    precision : the data's relative precision (half a unit of the last written digit over the
+        value, e.g. 5e-4 for 4 significant digits); a formula is ``exact`` when its error is
+        what rounding to that precision makes. None: float64 round-off.
 
     Attributes
     ----------
@@ -78,6 +92,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     pareto_front_ : [(complexity, validation error, formula)] of the candidates no other beats
         on both, simplest first.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
+    status_ : "exact" (to the data's precision), "law" (not exact, but no input explains its
+        residuals and a smooth fit of them does not beat their mean) or "approximation".
     scales_ : None, or for data beyond 10^±100 the formula as found on the data divided by
         powers of ten (tree, constants, k_x, k_y), which ``predict`` evaluates and scales back;
         ``candidates_`` are then those of the rescaled data (``pareto_front_`` is shown in the
@@ -88,7 +104,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  search_rounds: int = 2, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
                  simplify_seconds: float = 1.0, tie_rtol="auto", max_points: int = 1000,
-                 cross_validate_below: int = 30, random_state=None):
+                 cross_validate_below: int = 30, random_state=None, selection: str = "validation",
+                 max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
+                 precision: float | None = None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -102,6 +120,11 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.max_points = max_points
         self.cross_validate_below = cross_validate_below
         self.random_state = random_state
+        self.selection = selection
+        self.max_fits = max_fits
+        self.time_limit = time_limit
+        self.proposers = proposers
+        self.precision = precision
 
     def fit(self, X, y):
         """Find the formula; returns self."""
@@ -120,6 +143,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
+        self.status_ = f.status
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
 

@@ -13,25 +13,37 @@ import numpy as np
 
 from .candidates import Candidate, Points
 
-__all__ = ["selection_order", "rank_candidates", "paired_order", "cross_validated_finalists", "probe_points", "plausible"]
+__all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
+           "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
+
+
+def tie_keys(cands: list[Candidate]) -> np.ndarray:
+    """The tie rule's keys, (candidates, 3): complexity (nodes plus free constants), minus the
+    log-likelihood, decoder rank. Tied candidates go simplest first, then the more likely,
+    then the better ranked: every rule and the bootstrap use these keys."""
+    return np.array([(c.tree.size + c.constants.size, -c.log_likelihood, c.rank) for c in cands],
+                    dtype=np.float64).reshape(len(cands), 3)
+
+
+def tie_order(cands: list[Candidate]) -> np.ndarray:
+    """Indices of ``cands`` under the tie rule alone (:func:`tie_keys`)."""
+    k = tie_keys(cands)
+    return np.lexsort((k[:, 2], k[:, 1], k[:, 0]))
 
 
 def selection_order(cands: list[Candidate], rtol: float = 0.05, atol: float = 1e-10) -> list[int]:
     """Candidates best first. The validation error decides; errors within ``rtol`` (relative)
-    or ``atol`` (absolute, normalised error) of the best count as a tie, and ties go to the
-    simpler tree (fewer nodes plus free constants), then the more likely one. The rest
-    follow by validation error."""
+    or ``atol`` (absolute, normalised error) of the best count as a tie, and ties go by the
+    tie rule (:func:`tie_keys`). The rest follow by validation error."""
     if not cands:
         return []
     err = np.array([c.nmse_validation for c in cands], dtype=np.float64)
     err[~np.isfinite(err)] = np.inf
     best = err.min()
     tied = err <= best * (1.0 + rtol) + atol if np.isfinite(best) else np.ones(len(cands), bool)
-    size = np.array([c.tree.size + c.constants.size for c in cands], dtype=np.float64)
-    ll = np.array([c.log_likelihood for c in cands], dtype=np.float64)
-    rank = np.array([c.rank for c in cands], dtype=np.float64)
+    size, neg_ll, rank = tie_keys(cands).T
     # (0, complexity, -log-likelihood, rank) for the tied, (1, error, complexity, rank) for the rest
-    keys = (rank, np.where(tied, -ll, size), np.where(tied, size, err), ~tied)
+    keys = (rank, np.where(tied, neg_ll, size), np.where(tied, size, err), ~tied)
     return np.lexsort(keys).tolist()
 
 
@@ -83,41 +95,54 @@ def paired_order(cands: list[Candidate], errors: np.ndarray, rtol: float = np.in
             tied[k] = d.mean() <= max(noise, min(margin[0] * mean[best], margin[1])) + atol
     else:
         tied[:] = True
-    key = [((0, c.complexity, -c.log_likelihood, c.rank) if tied[k] else (1, mean[k], c.complexity, c.rank))
-           for k, c in enumerate(cands)]
+    ties = tie_keys(cands)
+    key = [((0, *ties[k]) if tied[k] else (1, mean[k], ties[k, 0], ties[k, 2])) for k in range(len(cands))]
     return sorted(range(len(cands)), key=lambda k: key[k])
 
 
+def front(cands: list[Candidate], limit: int) -> list[Candidate]:
+    """The accuracy-complexity front of ``cands`` (no other candidate has both a lower
+    complexity and a lower validation error), simplest first, at most ``limit``."""
+    out: list[Candidate] = []
+    last = np.inf
+    for k in tie_order(cands):
+        c = cands[int(k)]
+        if np.isfinite(c.nmse_validation) and c.nmse_validation < last:
+            out.append(c)
+            last = c.nmse_validation
+            if len(out) == limit:
+                break
+    return out
+
+
 def cross_validated_finalists(cands: list[Candidate], basis, points: Points, settings, seed: int,
-                              rng: np.random.Generator, affine: list) -> list[Candidate]:
+                              rng: np.random.Generator, affine: list, exact_below: float = 1e-10,
+                              model_scored=frozenset()) -> list[Candidate]:
     """``cands`` with their finalists first, ranked by K-fold cross-validation on all the
     points (constants refitted on each fold's other points) under :func:`paired_order`.
     The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
-    validation error and the ``affine`` trees (the affine formula over every input): one
+    validation error, the ``affine`` trees (the affine formula over every input) and the
+    simplest ``_FINALISTS`` of the accuracy-complexity front (:func:`front`, the shorter
+    alternatives an approximation is chosen among): one
     split's quarter of the points chooses between thousands of candidates, and on noisy
     tables it lets a simple formula tie with a better one by chance (or a lucky one win);
     the folds use every point once and the paired rule asks a better fit to be better on
     the same points. Small data (``points.folds``) keep their folds; others get 5. The
-    finalists' ``nmse_validation`` becomes their cross-validated error."""
+    finalists' ``nmse_validation`` becomes their cross-validated error. ``settings.selection``
+    orders them: ``"validation"`` (:func:`paired_order`), ``"best"`` (:func:`best_order`) or
+    ``"mdl"`` (:func:`mdl_order`, which refits and snaps them on all the points and sets their
+    ``code_length``); then :func:`extrapolation_order` applies."""
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
     head: list[Candidate] = []
     chosen: set[int] = set()  # ids of the candidates in head
     for c in (cands[:_FINALISTS] + sorted(cands, key=lambda c: c.nmse_validation)[:_FINALISTS]
-              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]):
+              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys] + front(cands, _FINALISTS)):
         if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
             chosen.add(id(c))
     if len(head) < 2:
         return cands
-    if points.folds:
-        cv = points
-    else:
-        n = points.y.size
-        fold = np.empty(n, dtype=np.int64)
-        fold[rng.permutation(n)] = np.arange(n) % 5
-        everything = np.arange(n)
-        cv = Points(points.X, points.y, everything, everything,
-                    tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(5)))
+    cv = points if points.folds else Points.k_folds(points.X, points.y, 5, rng)
     errors = cv.cross_validated([c.tree for c in head], basis, [c.constants for c in head], settings, seed,
                                 per_point=True)
     with np.errstate(all="ignore"):
@@ -126,7 +151,168 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
         return cands
     finalists = [replace(c, nmse_validation=float(e)) for c, e in zip(head, means)]
     rest = [c for c in cands if id(c) not in chosen]
-    return [finalists[k] for k in paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))] + rest
+    if settings.selection == "mdl":
+        finalists, order = mdl_order(finalists, basis, points, means, exact_below, model_scored, settings, seed)
+    elif settings.selection == "best":
+        order = best_order(finalists, means, exact_below)
+    else:
+        order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
+    ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng)
+    return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng) + rest
+
+
+def _similar(e: float, e0: float) -> bool:
+    """Normalised errors practically alike: at most twice, or 0.001 (R^2) more."""
+    return e <= max(2.0 * e0, e0 + 1e-3)
+
+
+_WINDOW = (10.0, 0.01)
+"""When no candidate is a law, the simplest within 10x the least normalised error, or 0.01
+(R^2) more, is chosen."""
+
+
+def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
+                 rng: np.random.Generator) -> list[Candidate]:
+    """A law before an approximation: the first candidate (in the rule's order) of error
+    similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
+    with its constants on X) is ``exact`` or ``law`` goes first. When there is none, no law is
+    claimed and the simplest candidate (the tie rule, :func:`tie_keys`) within :data:`_WINDOW`
+    of the least error goes first: an approximation is worth its brevity, and a longer sum
+    that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
+    -d log(error) / d complexity, picked such sums: their last terms cut the error by large
+    factors for a few nodes each)."""
+    from ..core.tree import evaluate
+    from .status import formula_status, neighbourhoods
+
+    errors = np.array([c.nmse_validation for c in cands], dtype=np.float64)
+    if not np.isfinite(errors).any():
+        return cands
+    e0 = float(np.min(errors[np.isfinite(errors)]))
+    hoods = None
+    for k, c in enumerate(cands):
+        if not (np.isfinite(c.nmse_validation) and _similar(c.nmse_validation, e0)):
+            continue
+        with np.errstate(all="ignore"):
+            r = y - evaluate(c.tree, basis, X, c.constants)
+        hoods = neighbourhoods(X) if hoods is None else hoods
+        if formula_status(c.nmse_validation, exact_below, X, r, np.random.default_rng(rng.integers(2**31)),
+                          hoods=hoods) != "approximation":
+            return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
+    limit = max(_WINDOW[0] * e0, e0 + _WINDOW[1])
+    pick = min((k for k in range(len(cands)) if errors[k] <= limit), key=lambda k: (*tie_keys([cands[k]])[0], k))
+    return cands if pick == 0 else [cands[pick]] + cands[:pick] + cands[pick + 1:]
+
+
+def best_order(cands: list[Candidate], loss: np.ndarray, floor: float = 1e-10, limit: float | None = None) -> list[int]:
+    """PySR's ``model_selection="best"``: among the candidates of the accuracy-complexity front
+    whose loss is at most ``limit`` (default: 1.5x the least), the one of highest score
+    -d log(loss) / d complexity first (losses below ``floor``, the data's precision, count as
+    ``floor``); the others by loss."""
+    loss = np.maximum(np.where(np.isfinite(loss), loss, np.inf), floor)
+    cx = np.array([c.complexity for c in cands], dtype=np.float64)
+    by_loss = sorted(range(len(cands)), key=lambda k: (loss[k], cx[k], cands[k].rank))
+    if not np.isfinite(loss).any():
+        return by_loss
+    front, last = [], np.inf
+    for k in sorted(range(len(cands)), key=lambda k: (cx[k], loss[k], cands[k].rank)):
+        if loss[k] < last:
+            front.append(k)
+            last = loss[k]
+    best, best_score = front[0], -np.inf
+    for i, k in enumerate(front):
+        score = 0.0 if i == 0 else -(np.log(loss[k]) - np.log(loss[front[i - 1]])) / max(cx[k] - cx[front[i - 1]], 1.0)
+        if loss[k] <= (1.5 * loss.min() if limit is None else limit) and score > best_score:
+            best, best_score = k, score
+    return [best] + [k for k in by_loss if k != best]
+
+
+def mdl_order(cands: list[Candidate], basis, points: Points, cv_loss: np.ndarray, exact_below: float,
+              model_scored, settings, seed: int) -> tuple[list[Candidate], list[int]]:
+    """The candidates refitted on all of ``points`` (from their constants), snapped
+    (:func:`~superpos.symreg.fitting.snap_constants`) and ordered by description length
+    (:mod:`~superpos.symreg.description`; ties: the simpler, then the more likely), with
+    ``code_length`` set. The noise variance is one for the data set: the least cross-validated
+    error ``cv_loss`` (normalised) of the candidates, at least the data's precision."""
+    from ..core.numeric import error_scale
+    from .description import code_length
+    from .fitting import refit_constants, snap_constants
+
+    X, y = points.X, points.y
+    scale = error_scale(y)
+    finite = cv_loss[np.isfinite(cv_loss)]
+    s2 = max(float(finite.min()) if finite.size else 1.0, exact_below) * scale
+    out, totals = [], []
+    for c in cands:
+        if c.constants.size and np.all(np.isfinite(c.constants)):
+            fitted = refit_constants(c.tree, basis, X, y, c.constants, 0, settings.lm_iterations, seed)
+            snapped = snap_constants(c.tree, basis, X, y, fitted)
+        else:
+            fitted = snapped = c.constants
+        scored = c.source in model_scored
+        L = code_length(c, fitted, snapped, basis, X, y, s2, scored)
+        free = code_length(c, fitted, fitted, basis, X, y, s2, scored) if snapped is not fitted else L
+        L, best = (L, snapped) if L.total <= free.total else (free, fitted)
+        out.append(replace(c, constants=np.asarray(best, dtype=np.float64), code_length=L.total))
+        totals.append(L.total if np.isfinite(c.nmse_validation) else np.inf)
+    ties = tie_keys(out)
+    order = sorted(range(len(out)), key=lambda k: (totals[k], *ties[k]))
+    return out, order
+
+
+_BEYOND = 0.075
+"""Probe points lie up to this share of each input's range beyond it (in log space for positive inputs)."""
+
+
+def beyond_points(X: np.ndarray, rng: np.random.Generator, n: int = 200) -> np.ndarray:
+    """Up to ``n`` points just beyond the data: rows of X with one input moved up to
+    :data:`_BEYOND` of its range past its least or largest value (in log space where the input
+    is positive), the other inputs as they were (their correlations kept)."""
+    m = X.shape[1]
+    rows = X[rng.integers(0, X.shape[0], n)].copy()
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pos = lo > 0
+    for i in range(n):
+        j = int(rng.integers(m))
+        t = float(rng.uniform(0.0, _BEYOND))
+        up = bool(rng.integers(2))
+        if pos[j]:
+            w = np.log(hi[j] / lo[j])
+            rows[i, j] = hi[j] * np.exp(t * w) if up else lo[j] * np.exp(-t * w)
+        else:
+            w = hi[j] - lo[j]
+            rows[i, j] = hi[j] + t * w if up else lo[j] - t * w
+    return rows
+
+
+def explodes(c: Candidate, basis, probes: np.ndarray, y: np.ndarray) -> bool:
+    """Whether the candidate's values at ``probes`` leave [min y - r, max y + r] (r the range
+    of y) or are infinite; NaN (undefined beyond the domain: asin, a root of a difference) is not
+    exploding."""
+    from ..core.tree import evaluate
+
+    lo, hi = float(np.min(y)), float(np.max(y))
+    r = hi - lo
+    with np.errstate(all="ignore"):
+        v = evaluate(c.tree, basis, probes, c.constants)
+    v = v[~np.isnan(v)]
+    return bool(np.any(np.isinf(v)) or np.any(v < lo - r) or np.any(v > hi + r))
+
+
+def extrapolation_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
+                        rng: np.random.Generator) -> list[Candidate]:
+    """Extrapolation as evidence: when the first candidate is not exact and explodes just beyond
+    the data (:func:`explodes` at :func:`beyond_points`), the first one after it of similar error
+    (at most twice its normalised error, or 0.001 more) that stays inside goes first."""
+    if not cands or cands[0].nmse_validation < exact_below or not np.isfinite(cands[0].nmse_validation):
+        return cands
+    probes = beyond_points(X, rng)
+    if not explodes(cands[0], basis, probes, y):
+        return cands
+    e0 = cands[0].nmse_validation
+    for k, c in enumerate(cands[1:], start=1):
+        if _similar(c.nmse_validation, e0) and not explodes(c, basis, probes, y):
+            return [c] + cands[:k] + cands[k + 1:]
+    return cands
 
 
 def probe_points(X: np.ndarray, max_points: int = 500) -> np.ndarray:

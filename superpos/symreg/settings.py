@@ -9,7 +9,13 @@ import numpy as np
 
 from ..exceptions import SuperposError
 
-__all__ = ["FormulaSettings", "MAX_TOP_K"]
+__all__ = ["FormulaSettings", "MAX_TOP_K", "SELECTION_RULES", "ROUND_OFF"]
+
+SELECTION_RULES = ("mdl", "best", "validation")
+"""``selection``: description length, PySR's "best", the least cross-validated error with ties to the simpler."""
+
+ROUND_OFF = 1e-10
+"""The normalised error under which a fit is exact when the data's precision is float64's."""
 
 MAX_TOP_K = 20_000
 """The most skeletons one search takes: memory grows by about 40 kB per skeleton (measured:
@@ -38,6 +44,11 @@ class FormulaSettings:
     max_points: int = 1000
     cross_validate_below: int = 30
     random_state: object = None
+    selection: str = "validation"
+    max_fits: int = 200_000
+    time_limit: float | None = None
+    proposers: tuple | None = None
+    precision: float | None = None
 
     screen: tuple[int, int] = (2, 8)
     """(starts, iterations) of the cheap first fit every candidate gets."""
@@ -81,6 +92,24 @@ class FormulaSettings:
                 and not isinstance(self.random_state, np.random.Generator):
             raise SuperposError(f"random_state must be None, an integer >= 0 or a numpy Generator, got {self.random_state!r}")
 
+        if self.selection not in SELECTION_RULES:
+            raise SuperposError(f"selection must be one of {', '.join(SELECTION_RULES)}, got {self.selection!r}")
+        if not (_is_int(self.max_fits) and 1 <= self.max_fits <= 10**9):
+            raise SuperposError(f"max_fits must be an integer in [1, 1000000000], got {self.max_fits!r}")
+        if self.time_limit is not None and not (isinstance(self.time_limit, numbers.Real)
+                                                and not isinstance(self.time_limit, bool) and self.time_limit > 0
+                                                and np.isfinite(self.time_limit)):
+            raise SuperposError(f"time_limit must be None or a positive number of seconds, got {self.time_limit!r}")
+        if self.proposers is not None:  # the names are checked against the registry by proposers.chosen
+            names = (self.proposers,) if isinstance(self.proposers, str) else self.proposers
+            if not (isinstance(names, (tuple, list)) and names and all(isinstance(n, str) for n in names)):
+                raise SuperposError(f"proposers must be None (all) or names of proposers, got {self.proposers!r}")
+            object.__setattr__(self, "proposers", tuple(names))
+        if self.precision is not None and not (isinstance(self.precision, numbers.Real)
+                                               and not isinstance(self.precision, bool) and 0 < self.precision < 0.1):
+            raise SuperposError(f"precision must be None (float64 round-off) or the data's relative precision in "
+                                f"(0, 0.1), e.g. 5e-5 for 4 significant digits, got {self.precision!r}")
+
     @classmethod
     def from_options(cls, **options) -> "FormulaSettings":
         """The record from keyword settings; an unknown name is an error that lists the known ones."""
@@ -96,3 +125,18 @@ class FormulaSettings:
         if self.tie_rtol == "auto":
             return float(np.sqrt(2.0 / max(n_validation, 1)))
         return float(self.tie_rtol)
+
+    def exact_threshold(self, y: np.ndarray, n_inputs: int = 1) -> float:
+        """The normalised error under which a fit is exact to the data's precision: float64
+        round-off (:data:`ROUND_OFF`) by default; for data written to a relative precision p
+        (half a unit of the last digit over the value), the error that rounding of y and of
+        ``n_inputs`` inputs (elasticities up to 2) makes, p^2 (1 + 4 m) mean(y^2) / 3, with a
+        safety factor of 4, over var(y); at most 1e-3."""
+        if self.precision is None:
+            return ROUND_OFF
+        y = np.asarray(y, dtype=np.float64)
+        var = float(np.var(y))
+        if not var > 0:
+            return ROUND_OFF
+        rounding = 4.0 * self.precision**2 * (1 + 4 * n_inputs) * float(np.mean(y * y)) / 3.0
+        return float(min(max(ROUND_OFF, rounding / var), 1e-3))

@@ -13,50 +13,11 @@ from ..core.basis import Basis
 from ..core.numeric import error_scale
 from ..core.tree import evaluate
 from .candidates import Candidate, Points
+from .fitting import noise_variance, standard_errors
 from .render import clean_constants
+from .selection import tie_order
 
 __all__ = ["noise_variance", "standard_errors", "structure_confidence", "pareto_front"]
-
-
-def noise_variance(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> float:
-    """sigma^2 = SSE / (n - p) of the formula on (X, y): the noise variance when the formula
-    is right (misfit counts as noise when it is not)."""
-    with np.errstate(all="ignore"):
-        r = y - evaluate(tree, basis, X, constants)
-        sse = float(r @ r)
-    n, p = y.size, np.size(constants)
-    if not np.isfinite(sse) or n <= p:
-        return float("inf")
-    return sse / (n - p)
-
-
-def standard_errors(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> np.ndarray:
-    """Standard error of each constant, sqrt(diag(sigma^2 (J^T J)^-1)) with J the
-    finite-difference Jacobian of the formula's values (the usual least-squares estimate;
-    inf where a constant is not identified by the data)."""
-    c = np.asarray(constants, dtype=np.float64)
-    if c.size == 0:
-        return np.zeros(0)
-    s2 = noise_variance(tree, basis, X, y, c)
-    with np.errstate(all="ignore"):
-        f0 = evaluate(tree, basis, X, c)
-        J = np.empty((y.size, c.size))
-        for j in range(c.size):
-            h = 1e-6 * (1.0 + abs(c[j]))
-            d = c.copy()
-            d[j] += h
-            J[:, j] = (evaluate(tree, basis, X, d) - f0) / h
-    if not (np.all(np.isfinite(J)) and np.isfinite(s2)):
-        return np.full(c.size, np.inf)
-    with np.errstate(all="ignore"):
-        JTJ = J.T @ J
-    if not np.all(np.isfinite(JTJ)):
-        return np.full(c.size, np.inf)
-    try:
-        cov = s2 * np.linalg.inv(JTJ + 1e-12 * np.trace(JTJ) / c.size * np.eye(c.size))
-    except np.linalg.LinAlgError:
-        return np.full(c.size, np.inf)
-    return np.sqrt(np.clip(np.diag(cov), 0.0, np.inf))
 
 
 def structure_confidence(cands: list[Candidate], basis: Basis, points: Points, rtol: float, n_boot: int = 100,
@@ -78,8 +39,7 @@ def structure_confidence(cands: list[Candidate], basis: Basis, points: Points, r
     err = R[:, idx].mean(axis=2) / scale[None, :]  # (candidates, resamples)
     best = err.min(axis=0)
     tied = err <= best[None, :] * (1.0 + rtol) + 1e-10
-    key = np.array([[c.complexity, -c.log_likelihood] for c in pool])
-    order = np.lexsort((key[:, 1], key[:, 0]))  # simplest first, then the more likely
+    order = tie_order(pool)
     wins = 0
     for b in range(n_boot):
         winner = next(k for k in order if tied[k, b])

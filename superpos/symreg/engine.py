@@ -1,0 +1,289 @@
+"""The search engine: one pool of candidates, filled by the proposers of
+:mod:`superpos.symreg.proposers` in their registry's order, merged and ranked in one place.
+
+A proposer sees one :class:`Search`: the data in the units the engine chose (the selection
+sample), its split into fitting and validation points (or folds), the structure model, the
+bases, the settings, the seed and the effort left. It returns fitted candidates, built with the
+engine's services: :meth:`Search.fit` (trees with start constants, optionally found on the data
+rescaled by powers of ten and mapped back to the user's units: the only units round trip),
+:meth:`Search.refit` (trees rewritten from other candidates), :meth:`Search.merge` (rank and
+drop duplicates: the only merge) and :meth:`Search.solve`, which runs the engine again on data
+of the proposer's own (a reduction, a part of a sum) with the same split of the points and a
+share of the effort. The engine stops early when the best candidate is exact to the data's
+precision (proposers that are useful after that say so) or when the effort is spent: a
+deterministic number of fitted trees (``max_fits``), and optionally seconds (``time_limit``).
+Nothing is kept between calls or shared between searches but the arrays they are given.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..core.basis import Basis
+from ..exceptions import SuperposError
+from .candidates import Candidate, Points, fit_candidates, selection_sample, structural_hashes
+from .fitting import fit_many
+from .laws import law_basis
+from .selection import rank_candidates
+from .settings import FormulaSettings
+from .units import decade_scales, to_user_units
+
+__all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "MODEL_SCORED"]
+
+MODEL_POINTS = 200
+"""The structure model sees at most this many points: its corpus has data sets of 20-200
+points, and features such as log n and the curve's smoothing window depend on n."""
+
+MODEL_SCORED = frozenset({"model", "search", "reduction"})
+"""Sources whose candidates carry the structure model's log-likelihood (the others get a floor
+below every model candidate, so that they win only on the data)."""
+
+
+@runtime_checkable
+class StructureModel(Protocol):
+    """What the engine needs from a structure model (a fitted
+    :class:`~superpos.structure.predictor.StructurePredictor`)."""
+
+    basis_: Basis
+    size_bonus_: float
+
+    def log_theta_for(self, X: np.ndarray, y: np.ndarray) -> np.ndarray: ...
+
+    def decode(self, L: np.ndarray, k: int, size_bonus: float | None = None) -> list: ...
+
+
+@runtime_checkable
+class Proposer(Protocol):
+    """One source of candidates. ``name`` (unique; ``FormulaSettings.proposers`` chooses by it),
+    ``after_exact`` (still useful when the pool already holds an exact candidate)."""
+
+    name: str
+    after_exact: bool
+
+    def applies(self, search: "Search") -> bool: ...
+
+    def propose(self, search: "Search", pool: list[Candidate]) -> list[Candidate]: ...
+
+
+class Clock:
+    """Seconds per named stage, each lap measured from the previous one (a stage run twice adds up)."""
+
+    def __init__(self):
+        self.laps: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        t = time.perf_counter()
+        self.laps[name] = self.laps.get(name, 0.0) + t - self._t
+        self._t = t
+
+
+@dataclass
+class Effort:
+    """The effort budget of one search: trees fitted (deterministic) and an optional deadline
+    (``time.perf_counter()`` seconds). A share of it (:meth:`share`) charges its parent too."""
+
+    max_fits: int
+    deadline: float | None = None
+    spent: int = 0
+    parent: "Effort | None" = field(default=None, repr=False)
+
+    def spend(self, n: int) -> None:
+        e = self
+        while e is not None:
+            e.spent += int(n)
+            e = e.parent
+
+    @property
+    def left(self) -> int:
+        return max(0, self.max_fits - self.spent)
+
+    def exhausted(self) -> bool:
+        e = self
+        while e is not None:
+            if e.spent >= e.max_fits or (e.deadline is not None and time.perf_counter() > e.deadline):
+                return True
+            e = e.parent
+        return False
+
+    def share(self, fraction: float) -> "Effort":
+        return Effort(max(1, int(fraction * self.left)), self.deadline, 0, self)
+
+
+@dataclass
+class Search:
+    """One search's context: ``X``, ``y`` (the points the formula is chosen on, in the engine's
+    units), ``points`` (their split), ``shown`` (the rows the structure model reads), ``model``,
+    ``basis`` (the model's functions over the data's inputs), ``work`` (``basis`` and the
+    functions of the laws: every pooled tree is over it), ``settings``, ``seed``, ``effort``,
+    ``clock``, ``proposers`` (the registry's entries this search runs), ``depth`` (0 for the
+    user's data, +1 per :meth:`solve`) and ``registry`` (every proposer, for :meth:`solve`)."""
+
+    points: Points
+    shown: np.ndarray
+    model: StructureModel
+    basis: Basis
+    work: Basis
+    settings: FormulaSettings
+    seed: int
+    effort: Effort
+    clock: Clock
+    proposers: tuple = ()
+    depth: int = 0
+    registry: tuple = ()
+
+    @classmethod
+    def start(cls, X: np.ndarray, y: np.ndarray, model: StructureModel, settings: FormulaSettings,
+              rng: np.random.Generator, seed: int, proposers: tuple, registry: tuple | None = None) -> "Search":
+        """The search of the user's points (X, y) (already the selection sample) by ``proposers``
+        (:func:`superpos.symreg.proposers.chosen`): the model's basis over the data's inputs, the
+        laws' work basis, the rows the model reads, the split of the points (``rng``) and the
+        effort budget of ``settings``."""
+        if not isinstance(model, StructureModel):
+            raise SuperposError(f"the structure model {type(model).__name__} lacks basis_, size_bonus_, "
+                                "log_theta_for or decode")
+        k = model.basis_.n_variables
+        basis = model.basis_ if X.shape[1] <= k else Basis(model.basis_.to_list(), X.shape[1])
+        shown = selection_sample(X, y, MODEL_POINTS, rng)  # the size of data set the model was trained on
+        points = Points.split(X, y, settings.validation_fraction, rng, settings.cross_validate_below)
+        deadline = None if settings.time_limit is None else time.perf_counter() + float(settings.time_limit)
+        return cls(points, shown, model, basis, law_basis(basis), settings, seed, Effort(settings.max_fits, deadline),
+                   Clock(), proposers, 0, proposers if registry is None else registry)
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.points.X
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.points.y
+
+    @property
+    def n_inputs(self) -> int:
+        return int(self.points.X.shape[1])
+
+    @property
+    def rtol(self) -> float:
+        return self.settings.tie_tolerance(self.points.n_validation)
+
+    @property
+    def exact_below(self) -> float:
+        """The normalised validation error under which a candidate is exact to the data's precision."""
+        return self.settings.exact_threshold(self.points.y, self.n_inputs)
+
+    def exact(self, cands: Sequence[Candidate]) -> bool:
+        """Whether the best-ranked of ``cands`` is exact to the data's precision."""
+        return bool(cands) and cands[0].nmse_validation < self.exact_below
+
+    # ------------------------------------------------------------------ services
+    def merge(self, pool: list[Candidate], new: list[Candidate]) -> list[Candidate]:
+        """``pool`` and ``new`` best first (:func:`~superpos.symreg.selection.rank_candidates`),
+        each skeleton once (its best-ranked candidate; commutative reorderings are one skeleton)."""
+        ranked = rank_candidates(pool + new, self.rtol)
+        seen: set = set()
+        out = []
+        for c, key in zip(ranked, structural_hashes([c.tree for c in ranked], self.work).tolist()):
+            if key not in seen:
+                seen.add(key)
+                out.append(c)
+        return out
+
+    def floor(self, pool: Sequence[Candidate]) -> float:
+        """The log-likelihood given to trees the model did not score: below every model candidate."""
+        return min((c.log_likelihood for c in pool), default=0.0) - 1.0
+
+    def fit(self, trees: list, basis: Basis, source: str, *, starts: list | None = None, scores=None,
+            first_rank: int = 0, points: Points | None = None, scale: tuple | None = None, keep: int | None = None,
+            full: bool = False) -> list[Candidate]:
+        """Fit ``trees`` over ``basis`` (:func:`~superpos.symreg.candidates.fit_candidates`) on
+        ``points`` (default: the search's); :meth:`merge` ranks them. ``scores``: a log-likelihood per tree or
+        one for all (default -1: the floor of an empty pool). ``scale`` = (k_x, k_y): the trees are over the data divided by 10^k and
+        the best ``keep`` (all when None) come back over the user's units
+        (:func:`~superpos.symreg.units.to_user_units`), refitted there from the mapped
+        constants. ``full``: every start and iteration for every tree (few trees whose scale
+        constants need them), no cheap screen."""
+        points = self.points if points is None else points
+        if not trees:
+            return []
+        scores = self.floor([]) if scores is None else scores
+        scores = [float(scores)] * len(trees) if np.ndim(scores) == 0 else list(scores)
+        ranked = [(first_rank + r, s, t) for r, (s, t) in enumerate(zip(scores, trees))]
+        settings = replace(self.settings, screen=(self.settings.n_starts, self.settings.lm_iterations),
+                           screen_points=0) if full else self.settings
+        kx, ky = scale if scale is not None else (np.zeros(points.X.shape[1], dtype=np.int64), 0)
+        seen = points if not (np.any(kx) or ky) else Points(points.X / 10.0**kx, points.y / 10.0**ky, points.fit,
+                                                            points.val, points.folds)
+        self.effort.spend(len(trees))
+        cands = fit_candidates(ranked, basis, seen, settings, self.seed, init=starts)
+        cands = [replace(c, source=source) for c in cands]
+        if seen is points:
+            return cands
+        cands = rank_candidates(cands, self.rtol)
+        return self.in_user_units(cands if keep is None else cands[:keep], basis, kx, ky, first_rank, points)
+
+    def in_user_units(self, cands: list[Candidate], basis: Basis, kx: np.ndarray, ky: int, first_rank: int,
+                      points: Points | None = None) -> list[Candidate]:
+        """Candidates found on data divided by 10^(k_x, k_y) as trees over the user's units,
+        refitted on ``points`` from the mapped constants."""
+        if not (np.any(kx) or ky):
+            return cands
+        pairs = [(c, to_user_units(c.tree, c.constants, basis, kx, ky)) for c in cands
+                 if np.all(np.isfinite(c.constants))]
+        return self.refit(pairs, basis, first_rank, points=points)
+
+    def refit(self, pairs: list, basis: Basis, first_rank: int, source: str | None = None,
+              points: Points | None = None) -> list[Candidate]:
+        """[(candidate, (tree, constants) or None)] of candidates rewritten as other trees over
+        ``basis`` (another scale, a monomial factor): the rewritten trees refitted on ``points``
+        from the rewritten constants, ranked from ``first_rank``; the Nones dropped. Each keeps
+        its candidate's log-likelihood and source (or takes ``source``)."""
+        points = self.points if points is None else points
+        mapped = [(c, m) for c, m in pairs if m is not None]
+        if not mapped:
+            return []
+        Xf, yf, Xv, yv = points.parts()
+        trees = [m[0] for _, m in mapped]
+        self.effort.spend(len(trees))
+        fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=self.settings.n_starts,
+                        max_iter=self.settings.lm_iterations, init=[m[1] for _, m in mapped], random_state=self.seed)
+        if points.folds:  # small data: scored by cross-validation, as every other candidate
+            cv = points.cross_validated(trees, basis, [c for c, _, _ in fits], self.settings, self.seed)
+            fits = [(c, ef, float(e)) for (c, ef, _), e in zip(fits, cv)]
+        names = tuple(basis.to_list())
+        return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev, source or c.source)
+                for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]
+
+    def decade(self, points: Points | None = None) -> tuple[np.ndarray, int]:
+        """(k_x, k_y): the powers of ten that bring the data into the decade the model knows."""
+        points = self.points if points is None else points
+        return decade_scales(points.X, points.y)
+
+    def solve(self, X: np.ndarray, y: np.ndarray, proposers: Sequence[str], share: float,
+              basis: Basis | None = None) -> list[Candidate]:
+        """The engine again on data of the proposer's own (rows as the search's, so the same
+        split of points; inputs may differ), with the proposers named ``proposers`` (from the
+        whole registry: a proposer's own sub-search does not depend on which sources the user
+        chose) and ``share`` of the effort left: the ranked pool, trees over ``basis`` (default:
+        the model's basis)."""
+        basis = self.model.basis_ if basis is None else basis
+        sub = replace(self, points=Points(X, y, self.points.fit, self.points.val, self.points.folds),
+                      basis=basis, work=basis, effort=self.effort.share(share),
+                      proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1)
+        return run_proposers(sub)
+
+
+def run_proposers(search: Search) -> list[Candidate]:
+    """The pool of ``search``: each proposer that applies, in order, merged into it, until the
+    best candidate is exact (only proposers useful after that still run) or the effort is spent."""
+    pool: list[Candidate] = []
+    for p in search.proposers:
+        if search.effort.exhausted():
+            break
+        if (search.exact(pool) and not p.after_exact) or not p.applies(search):
+            continue
+        new = p.propose(search, pool)
+        pool = search.merge(pool, new) if new else pool
+    return pool

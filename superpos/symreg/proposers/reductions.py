@@ -1,0 +1,63 @@
+"""Reductions of data with 2 or more inputs (source ``reduction``): a monomial times a function
+of few inputs, a dimensionless group, differences (:mod:`~superpos.symreg.decompose`), each
+solved by the engine on its reduced data set and written back over all inputs."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..candidates import Candidate
+from ..decompose import reductions
+from ..engine import Search
+from ..laws import fitted_laws, law_basis
+from ..terms import transformed_sums
+
+__all__ = ["ReductionsProposer"]
+
+REDUCTIONS = 3
+"""Reductions of the data searched (each costs one search of the model, as much as the data's own)."""
+
+
+class ReductionsProposer:
+    """For each reduction of the data to at most the model's number of inputs: the engine's
+    best g on (z, y / prod w^a) (the model proposer, through :meth:`Search.solve`), then the
+    sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`,
+    small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`),
+    written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points."""
+
+    name = "reductions"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        return search.n_inputs > 1
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        out: list[Candidate] = []
+        model_basis = search.model.basis_
+        laws = law_basis(model_basis)
+        points = search.points
+        first = len(pool)
+        for red in reductions(points.X, points.y, model_basis.n_variables, REDUCTIONS):
+            with np.errstate(all="ignore"):
+                Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
+            if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
+                continue
+            found = search.solve(Z, rest, ("model",), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
+            pairs = [(c, red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
+                     if np.all(np.isfinite(c.constants))]
+            pairs = [(_as(c, "reduction"), m) for c, m in pairs]
+            floor = search.floor(found)
+            names = tuple(model_basis.to_list())
+            if not points.folds:  # small data: a few dozen points cannot choose among so many sums
+                pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+sums"),
+                           red.compose(t, c, model_basis, search.work))
+                          for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
+            pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+laws"),
+                       red.compose(t, c, laws, search.work))
+                      for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
+            out += search.refit(pairs, search.work, first + len(out))
+        return out
+
+
+def _as(c: Candidate, source: str) -> Candidate:
+    c.source = source
+    return c

@@ -1,0 +1,25 @@
+"""Sums of library terms (source ``sums``): the sparse fits of :func:`~superpos.symreg.terms.sum_trees`
+on the fitting points, with grown products on small data, found on the data in the decade the
+model knows (sin(x) of millimetres is no term) and mapped back to the user's units."""
+from __future__ import annotations
+
+from ..candidates import Candidate
+from ..engine import Search
+from ..terms import sum_trees
+
+__all__ = ["SumsProposer"]
+
+
+class SumsProposer:
+    name = "sums"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        return True
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        kx, ky = search.decade()
+        p = search.points
+        trees = sum_trees(p.X[p.fit] / 10.0**kx, p.y[p.fit] / 10.0**ky, search.work, grown=not p.folds)
+        return search.fit(trees, search.work, self.name, scores=search.floor(pool), first_rank=len(pool),
+                          scale=(kx, ky))

@@ -1,0 +1,152 @@
+"""The honest status of a formula: ``exact`` (to the data's precision), ``law`` (not exact, but
+its residuals show no structure left) or ``approximation`` (otherwise).
+
+A law's residuals are noise: no input explains them (the F-test of a cubic in each input
+against a constant, :func:`~superpos.symreg.inputs.residual_dependence`, the ``left_out`` test,
+at 0.1 %), and neither of two smooth fits of the residuals on all inputs predicts held-out
+residuals better than their mean (one-sided, 0.1 % for them together): a global one (:func:`smooth_gain`:
+Legendre polynomials of each input and products of pairs, least squares, 5-fold) and a local
+one (:func:`neighbour_gains`: the mean residual of the nearest points, leave-one-out, among all
+inputs, each pair of inputs and along each input). The local
+fit catches what a polynomial cannot: the residuals of a polynomial soup are orthogonal to the
+polynomials, not to their neighbours. Both levels are strict so that a law measured with
+noise is rarely called an approximation by chance (several inputs, two tests). An
+approximation's residuals keep a trend a smooth function finds: the curve it misses.
+"""
+from __future__ import annotations
+
+from statistics import NormalDist
+
+import numpy as np
+
+from .inputs import residual_dependence
+
+__all__ = ["STATUSES", "formula_status", "smooth_gain", "neighbour_gains", "neighbourhoods"]
+
+STATUSES = ("exact", "law", "approximation")
+
+_LEVEL = 0.001
+"""The smooth fits together call residuals structured by chance at most this often (one-sided,
+Bonferroni over the fits)."""
+
+_POINTS_PER_FEATURE = 4
+"""The smooth test abstains (finds no structure) with fewer points than this per feature."""
+
+
+def _features(X: np.ndarray) -> np.ndarray:
+    """Legendre polynomials of each input scaled to [-1, 1] (degree 10 for one input, 6 for
+    two, 4 for three, 3 beyond) and the products of pairs of inputs, with a constant column."""
+    n, m = X.shape
+    degree = {1: 10, 2: 6, 3: 4}.get(m, 3)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    U = np.where(hi > lo, 2.0 * (X - lo) / np.where(hi > lo, hi - lo, 1.0) - 1.0, 0.0)
+    cols = [np.ones(n)]
+    for j in range(m):
+        cols += list(np.polynomial.legendre.legvander(U[:, j], degree)[:, 1:].T)
+    cols += [U[:, i] * U[:, j] for i in range(m) for j in range(i + 1, m)]
+    return np.column_stack(cols)
+
+
+def smooth_gain(X: np.ndarray, r: np.ndarray, rng: np.random.Generator, folds: int = 5) -> float | None:
+    """How many standard errors a smooth fit of the residuals ``r`` on the inputs beats their
+    mean by in ``folds``-fold cross-validation (paired per-point squared errors); None when
+    there are too few points for the test."""
+    A = _features(X)
+    n, p = A.shape
+    if n < _POINTS_PER_FEATURE * p or n < 2 * folds:
+        return None
+    scale = float(np.max(np.abs(r)))
+    if not (np.isfinite(scale) and scale > 0):
+        return 0.0
+    r = r / scale
+    fold = np.empty(n, dtype=np.int64)
+    fold[rng.permutation(n)] = np.arange(n) % folds
+    e_mean = np.empty(n)
+    e_fit = np.empty(n)
+    for f in range(folds):
+        tr, te = fold != f, fold == f
+        coef, *_ = np.linalg.lstsq(A[tr], r[tr], rcond=None)
+        e_fit[te] = (r[te] - A[te] @ coef) ** 2
+        e_mean[te] = (r[te] - r[tr].mean()) ** 2
+    d = e_mean - e_fit
+    se = float(np.std(d, ddof=1)) / np.sqrt(n)
+    if not se > 0:
+        return np.inf if d.mean() > 0 else 0.0
+    return float(d.mean() / se)
+
+
+_NEIGHBOURS = 5
+"""The local smooth fit predicts a residual by the mean of this many nearest points' residuals."""
+
+
+def _paired_gain(e: np.ndarray, local: np.ndarray) -> float:
+    """Standard errors by which ``local`` beats the mean of the other points as predictions of
+    ``e`` (paired per-point squared errors)."""
+    others = (e.sum() - e) / (e.size - 1)
+    gain = (e - others) ** 2 - (e - local) ** 2
+    se = float(np.std(gain, ddof=1)) / np.sqrt(gain.size)
+    if not se > 0:
+        return np.inf if gain.mean() > 0 else 0.0
+    return float(gain.mean() / se)
+
+
+def neighbourhoods(X: np.ndarray, max_points: int = 400) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(rows used, per subspace the (rows, :data:`_NEIGHBOURS`) indices of each row's nearest
+    other rows): at most ``max_points`` evenly spaced rows, inputs scaled to their ranges, the
+    subspaces being all inputs and, with several inputs, each pair of inputs (3 or more) and
+    each input alone. Computed once per data set; :func:`neighbour_gains` reuses them."""
+    n = X.shape[0]
+    idx = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(np.int64)
+    Z = X[idx]
+    width = np.ptp(Z, axis=0)
+    U = Z / np.where(width > 0, width, 1.0)
+    m = U.shape[1]
+    spaces = [list(range(m))]
+    spaces += [[i, j] for i in range(m) for j in range(i + 1, m)] if m > 2 else []
+    spaces += [[j] for j in range(m) if width[j] > 0] if m > 1 else []
+    hoods = []
+    for cols in spaces if idx.size > _NEIGHBOURS else ():
+        V = U[:, cols]
+        d = ((V[:, None, :] - V[None, :, :]) ** 2).sum(axis=2)
+        np.fill_diagonal(d, np.inf)
+        hoods.append(np.argpartition(d, _NEIGHBOURS, axis=1)[:, :_NEIGHBOURS])
+    return idx, hoods
+
+
+def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) -> list[float]:
+    """Local smooth fits of the residuals ``r``: each point's residual predicted by the mean
+    residual of its :data:`_NEIGHBOURS` nearest points (itself left out) in each subspace of
+    :func:`neighbourhoods` (pass ``hoods`` to reuse them): a trend in one or two inputs hides
+    among far neighbours in many dimensions. Per fit, the standard errors by which it beats the
+    mean of the other points; empty with fewer than 20 points."""
+    if r.size < 20:
+        return []
+    idx, near = neighbourhoods(X) if hoods is None else hoods
+    e = r[idx]
+    scale = float(np.max(np.abs(e)))
+    if not (np.isfinite(scale) and scale > 0):
+        return []
+    e = e / scale
+    return [_paired_gain(e, e[k].mean(axis=1)) for k in near]
+
+
+def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np.ndarray,
+                   rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None) -> str:
+    """``exact`` when the normalised error ``nmse`` is under ``exact_below`` (the data's
+    precision); else ``law`` when the ``residuals`` on X show no structure (module docstring)
+    and (given ``least``, the least error of the candidates) no candidate explains much more
+    (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise. ``hoods``:
+    :func:`neighbourhoods` of X, to reuse across formulas."""
+    if nmse < exact_below:
+        return "exact"
+    if least is not None and nmse > max(2.0 * least, least + 1e-3):
+        return "approximation"
+    r = np.asarray(residuals, dtype=np.float64)
+    if not np.all(np.isfinite(r)):
+        return "approximation"
+    if residual_dependence(X, r, []):
+        return "approximation"
+    r = r - r.mean()
+    gains = [g for g in [smooth_gain(X, r, rng)] + neighbour_gains(X, r, hoods) if g is not None]
+    z = NormalDist().inv_cdf(1.0 - _LEVEL / max(1, len(gains)))  # 0.1 % for the tests together
+    return "approximation" if any(g > z for g in gains) else "law"

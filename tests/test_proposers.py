@@ -1,0 +1,76 @@
+"""Each proposer of superpos.symreg.proposers on data it is for."""
+from __future__ import annotations
+
+import numpy as np
+
+from superpos.symreg.engine import Search
+from superpos.symreg.proposers import REGISTRY, chosen
+from superpos.symreg.proposers.baselines import BaselinesProposer
+from superpos.symreg.proposers.laws import LawsProposer
+from superpos.symreg.proposers.model import ModelProposer
+from superpos.symreg.proposers.reductions import ReductionsProposer
+from superpos.symreg.proposers.sums import SumsProposer
+
+
+def _search(model, X, y, settings) -> Search:
+    return Search.start(X, y, model, settings, np.random.default_rng(0), 7, chosen(None), REGISTRY)
+
+
+def _best(cands):
+    return min(cands, key=lambda c: c.nmse_validation)
+
+
+def test_model_proposer_decodes_and_fits(shipped, square_sin, fast):
+    s = _search(shipped, *square_sin, fast)
+    cands = ModelProposer().propose(s, [])
+    assert len(cands) > 10 and {c.source for c in cands} <= {"model", "search"}
+    assert _best(cands).nmse_validation < 1e-10
+    assert all(np.isfinite(c.log_likelihood) for c in cands)
+
+
+def test_model_proposer_on_wide_data_relabels_onto_the_related_inputs(shipped, fast):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(1, 3, (150, shipped.basis_.n_variables + 2))
+    y = X[:, -1] * X[:, 0]
+    s = _search(shipped, X, y, fast)
+    best = _best(ModelProposer().propose(s, []))
+    assert best.nmse_validation < 1e-10
+    used = {s.work.functions[c].index for c in best.tree if s.work.functions[c].kind == "variable"}
+    assert used == {0, X.shape[1] - 1}
+
+
+def test_reductions_proposer_solves_the_group(shipped, product_law, fast):
+    s = _search(shipped, *product_law, fast)
+    p = ReductionsProposer()
+    assert p.applies(s) and not p.after_exact
+    cands = p.propose(s, [])
+    assert cands and all(c.source.startswith("reduction") for c in cands)
+    assert _best(cands).nmse_validation < 1e-10
+
+
+def test_baselines_proposer_serves_wide_data_only(shipped, square_sin, fast):
+    assert not BaselinesProposer().applies(_search(shipped, *square_sin, fast))
+    rng = np.random.default_rng(2)
+    X = rng.uniform(1, 2, (100, shipped.basis_.n_variables + 1))
+    y = 3.0 * X[:, 0] * X[:, 1] ** 2 / X[:, -1]
+    s = _search(shipped, X, y, fast)
+    cands = BaselinesProposer().propose(s, [])
+    assert {c.source for c in cands} == {"baselines"} and _best(cands).nmse_validation < 1e-10  # the power law
+
+
+def test_sums_proposer_finds_a_sum_of_terms_in_other_units(shipped, fast):
+    x = np.linspace(1, 4, 120)[:, None] * 1000.0  # millimetres: the terms are found in the model's decade
+    y = 2.0 * (x[:, 0] / 1000) ** 3 - (x[:, 0] / 1000) + 5.0
+    s = _search(shipped, x, y, fast)
+    cands = SumsProposer().propose(s, [])
+    assert cands and {c.source for c in cands} == {"sums"} and _best(cands).nmse_validation < 1e-10
+
+
+def test_laws_proposer_fits_arrhenius_with_every_start(shipped, fast):
+    T = np.linspace(280, 400, 100)[:, None]
+    y = 3.0e6 * np.exp(-5000.0 / T[:, 0])
+    s = _search(shipped, T, y, fast)
+    p = LawsProposer()
+    assert p.after_exact
+    cands = p.propose(s, [])
+    assert {c.source for c in cands} == {"laws"} and _best(cands).nmse_validation < 1e-8

@@ -1,0 +1,186 @@
+"""Selection (validation, PySR's best, description length), the honest status, extrapolation as
+evidence and the data's precision."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from superpos import SuperposError
+from superpos.core.basis import Basis
+from superpos.core.tree import from_string
+from superpos.symreg.candidates import Candidate
+from superpos.symreg.description import code_length, number_code, structure_code
+from superpos.symreg.pipeline import find_formula
+from superpos.symreg.selection import best_order, beyond_points, explodes, extrapolation_order, honest_order
+from superpos.symreg.settings import ROUND_OFF, FormulaSettings
+from superpos.symreg.status import formula_status, smooth_gain
+
+B1 = Basis.default(1)
+NAMES = tuple(B1.to_list())
+
+
+def _cand(s: str, consts, err: float, rank: int = 0, ll: float = -5.0, source: str = "model") -> Candidate:
+    return Candidate(from_string(s, B1), NAMES, ll, rank, np.asarray(consts, dtype=float), err, err, source)
+
+
+# ---------------------------------------------------------------- description length
+
+def test_simple_numbers_cost_less_than_free_constants():
+    assert number_code(0.0) < number_code(2.0) < number_code(17.0)
+    assert number_code(0.5) is not None and number_code(np.pi / 2) > number_code(0.5)
+    assert number_code(1e-4) is not None and number_code(0.123456789) is None
+
+
+@given(st.integers(-1000, 1000), st.integers(1, 12))
+@hsettings(max_examples=60, deadline=None)
+def test_number_code_is_finite_and_grows_with_the_numerator(p, q):
+    v = p / q
+    c = number_code(v)
+    assert c is not None and c >= math.log(2) and math.isfinite(c)
+    assert number_code(float(abs(p) + 1000)) >= c or q > 1
+
+
+def test_structure_code_takes_the_model_where_it_is_shorter():
+    c = _cand("add(mul(c, x1), c)", [1, 1], 0.0, ll=-2.0)
+    explicit = structure_code(c, model_scored=False)
+    assert explicit == pytest.approx(5 * math.log(4))
+    assert structure_code(c, model_scored=True) == pytest.approx(2.0)
+    assert structure_code(replace(c, log_likelihood=-100.0), model_scored=True) == pytest.approx(explicit)
+
+
+def test_code_length_prefers_the_law_to_a_longer_exact_twin():
+    x = np.linspace(0.5, 3, 100)[:, None]
+    y = 2.0 * x[:, 0] + 1.0
+    short = _cand("add(mul(c, x1), c)", [2.0, 1.0], 0.0)
+    long_ = _cand("add(mul(c, x1), add(c, mul(c, sin(mul(c, x1)))))", [2.0, 1.0, 1e-9, 1.0], 0.0)
+    s2 = ROUND_OFF * np.var(y)
+    a = code_length(short, short.constants, short.constants, B1, x, y, s2, False)
+    b = code_length(long_, long_.constants, long_.constants, B1, x, y, s2, False)
+    assert a.total < b.total and a.structure < b.structure
+
+
+def test_snapped_constants_shorten_the_code():
+    x = np.linspace(0.5, 3, 100)[:, None]
+    y = 2.0 * x[:, 0]
+    c = _cand("mul(c, x1)", [2.0000000001], 0.0)
+    s2 = 1e-6
+    free = code_length(c, c.constants, c.constants, B1, x, y, s2, True)
+    snapped = code_length(c, c.constants, np.array([2.0]), B1, x, y, s2, True)
+    assert snapped.constants < free.constants
+
+
+# ---------------------------------------------------------------- PySR's best
+
+def test_best_takes_the_knee_of_the_front_within_one_and_a_half_times_the_least_loss():
+    cands = [_cand("x1", [], 0.5, 0), _cand("mul(c, x1)", [1], 0.010, 1),
+             _cand("add(mul(c, x1), c)", [1, 1], 0.0095, 2), _cand("add(mul(c, sin(x1)), mul(c, x1))", [1, 1], 0.009, 3)]
+    order = best_order(cands, np.array([c.nmse_validation for c in cands]))
+    assert order[0] == 1  # the big drop in loss per node
+    far = best_order(cands, np.array([0.5, 0.1, 0.0095, 0.001]))
+    assert far[0] == 3  # only the last is within 1.5x the least loss
+
+
+# ---------------------------------------------------------------- status
+
+def test_status_exact_law_and_approximation():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 3, (200, 1))
+    assert formula_status(1e-14, 1e-10, X, np.zeros(200), rng) == "exact"
+    assert formula_status(1e-4, 1e-10, X, rng.normal(0, 0.01, 200), rng) == "law"
+    trend = 0.01 * np.sin(3 * X[:, 0])
+    assert formula_status(1e-4, 1e-10, X, trend + rng.normal(0, 0.001, 200), rng) == "approximation"
+    assert formula_status(1e-4, 1e-10, X, np.full(200, np.nan), rng) == "approximation"
+
+
+def test_smooth_gain_abstains_on_few_points():
+    rng = np.random.default_rng(1)
+    assert smooth_gain(rng.uniform(size=(20, 1)), rng.normal(size=20), rng) is None
+    g = smooth_gain(rng.uniform(size=(300, 1)), rng.normal(size=300), rng)
+    assert g is not None and g < 3.09
+
+
+def test_noiseless_law_is_exact_noisy_law_is_law_noise_is_not_exact(square_sin, fast):
+    X, y = square_sin
+    assert find_formula(X, y, settings=fast).status == "exact"
+    rng = np.random.default_rng(0)
+    noisy = y + rng.normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, noisy, settings=replace(fast, search_rounds=2))
+    assert f.status == "law" and str(f.expr) == "x1**2 + sin(x1)"
+    pure = find_formula(rng.uniform(-1, 1, (200, 2)), rng.normal(size=200), settings=fast)
+    assert pure.status != "exact"
+
+
+# ---------------------------------------------------------------- honest and extrapolation order
+
+def test_a_law_goes_before_an_approximation_and_a_soup_loses_to_a_similar_short_fit():
+    rng = np.random.default_rng(0)
+    X = np.linspace(0, 3, 200)[:, None]
+    y = 2.0 * X[:, 0] + rng.normal(0, 0.01, 200)
+    wiggle = _cand("add(mul(c, x1), mul(c, sin(mul(c, x1))))", [2.0, 0.05, 9.0], 1e-5, 0)
+    line = _cand("mul(c, x1)", [2.0], 2e-5, 1)
+    assert honest_order([wiggle, line], B1, X, y, 1e-10, rng)[0] is line
+    z = np.exp(X[:, 0])  # no candidate is a law of it: the simplest of similar error goes first
+    soup = _cand("add(mul(c, pow3(x1)), add(mul(c, pow2(x1)), add(mul(c, x1), c)))", [0.3, 0.4, 1.2, 1.0], 1e-6, 0)
+    short = _cand("add(mul(c, pow2(x1)), c)", [2.0, 1.0], 5e-4, 1)
+    level = _cand("c", [float(z.mean())], 1.0, 2)
+    fits = [replace(soup, constants=np.polyfit(X[:, 0], z, 3)), replace(short, constants=np.array([2.0, 1.0])), level]
+    assert honest_order(fits, B1, X, z, 1e-10, rng)[0].size == short.size  # the knee of the front
+
+
+def test_beyond_points_leave_the_data_by_a_few_percent_and_positive_inputs_stay_positive():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(1, 10, 100), rng.uniform(-1, 1, 100)])
+    P = beyond_points(X, rng)
+    outside = (P < X.min(axis=0)) | (P > X.max(axis=0))
+    assert np.all(outside.sum(axis=1) == 1) and np.all(P[:, 0] > 0)
+    assert np.all(P[:, 1] <= 1 + 0.075 * 2 + 1e-12) and np.all(P[:, 1] >= -1 - 0.075 * 2 - 1e-12)
+
+
+def test_extrapolation_prefers_the_candidate_that_stays_in_range_but_undefined_is_not_exploding():
+    rng = np.random.default_rng(0)
+    X = np.linspace(0, 1, 100)[:, None]
+    y = X[:, 0]
+    blowup = _cand("add(x1, mul(c, exp(mul(c, x1))))", [1e-30, 80.0], 1e-6, 0)
+    line = _cand("mul(c, x1)", [1.0], 1.5e-6, 1)
+    assert explodes(blowup, B1, beyond_points(X, rng), y)
+    assert extrapolation_order([blowup, line], B1, X, y, 1e-10, rng)[0] is line
+    root = _cand("sqrt(sub(c, x1))", [1.0], 1e-6, 0)  # NaN beyond x = 1: undefined, not exploding
+    assert not explodes(root, B1, beyond_points(X, rng), np.sqrt(1 - X[:, 0]))
+
+
+# ---------------------------------------------------------------- the rules and the precision
+
+def test_selection_setting_is_checked_and_each_rule_recovers_a_clean_law(square_sin, fast):
+    with pytest.raises(SuperposError, match="selection must be one of mdl, best, validation"):
+        FormulaSettings(selection="aic")
+    for rule in ("mdl", "best", "validation"):
+        f = find_formula(*square_sin, settings=replace(fast, selection=rule))
+        assert str(f.expr) == "x1**2 + sin(x1)" and f.status == "exact"
+
+
+def test_mdl_finalists_carry_their_code_length(fast):
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0.5, 3, (150, 1))
+    y = np.exp(0.7 * x[:, 0]) + rng.normal(0, 0.05, 150)
+    f = find_formula(x, y, settings=replace(fast, selection="mdl"))
+    coded = [c for c in f.candidates if np.isfinite(c.code_length)]
+    assert 2 <= len(coded) <= 21 and f.candidates[0] in coded
+
+
+def test_precision_makes_rounded_lab_data_exact(square_sin, fast):
+    X, y = square_sin
+    y4 = np.array([float(f"{v:.4g}") for v in y])
+    X4 = np.array([[float(f"{v:.4g}")] for v in X[:, 0]])
+    assert find_formula(X4, y4, settings=fast).status != "exact"
+    f = find_formula(X4, y4, settings=replace(fast, precision=5e-4))
+    assert f.status == "exact" and str(f.expr) == "x1**2 + sin(x1)"
+    for bad in (0, 0.5, -1e-3, True):
+        with pytest.raises(SuperposError, match="precision"):
+            FormulaSettings(precision=bad)
+    s = FormulaSettings(precision=5e-5)
+    assert ROUND_OFF <= s.exact_threshold(y, 1) <= 1e-3
+    assert FormulaSettings().exact_threshold(y) == ROUND_OFF
