@@ -145,9 +145,11 @@ def test_extrapolation_prefers_the_candidate_that_stays_in_range_but_undefined_i
     X = np.linspace(0, 1, 100)[:, None]
     y = X[:, 0]
     blowup = _cand("add(x1, mul(c, exp(mul(c, x1))))", [1e-30, 80.0], 1e-6, 0)
-    line = _cand("mul(c, x1)", [1.0], 1.5e-6, 1)
+    line = _cand("mul(c, x1)", [1.0], 1.05e-6, 1)
     assert explodes(blowup, B1, beyond_points(X, rng), y)
     assert extrapolation_order([blowup, line], B1, X, y, 1e-10, rng)[0] is line
+    worse = replace(line, nmse_validation=2e-6)  # measurably worse: a law with a true pole keeps its place
+    assert extrapolation_order([blowup, worse], B1, X, y, 1e-10, rng, rtol=0.1)[0] is blowup
     root = _cand("sqrt(sub(c, x1))", [1.0], 1e-6, 0)  # NaN beyond x = 1: undefined, not exploding
     assert not explodes(root, B1, beyond_points(X, rng), np.sqrt(1 - X[:, 0]))
 

@@ -7,9 +7,9 @@ of the data, baselines for wide data, sums of library terms, the classic laws), 
 part of the points and scored on the rest, until one is exact to the data's precision or the
 effort budget is spent. The finalists are ranked again by 5-fold cross-validation and chosen
 by the selection rule (:mod:`.selection`: validation error, PySR's "best" or description
-length, :mod:`.description`); a law goes before an approximation, and an approximation that
-explodes just beyond the data loses to one of similar error. The winner is refitted on all
-points, constants the data cannot tell from simple values are snapped, and sympy simplifies
+length, :mod:`.description`); a law goes before an approximation, and a formula that is not
+exact and explodes just beyond the data loses to one of indistinguishable error. The winner is
+refitted on all points, constants the data cannot tell from simple values are snapped, and sympy simplifies
 the result under a time cap; the status (:mod:`.status`), the constants' standard errors,
 the structure's bootstrap confidence, the accuracy-complexity front and the inputs used come
 with it. Kept free of scikit-learn imports so that the command line starts fast.

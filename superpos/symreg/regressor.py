@@ -31,10 +31,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     top_k : skeletons taken from the decoder, most likely first.
     candidate_bonus : per-edge bonus added to log theta when listing the candidates (None:
         the predictor's own, tuned for the single best tree). The likelihood ranks larger
-        trees too low; the data arbitrates between candidates anyway, so a wider list costs
-        little: 0.3 and 0.6 tie with 0 on held-out generated formulas (R^2 > 0.99 on 0.89-0.905
-        of them at k = 200) and 0.6 fits 9 of 11 Nguyen problems to R^2 > 0.99 at k = 200
-        against 6 with 0 (README).
+        trees too low; the data arbitrate between candidates anyway, so a wider list costs
+        little (benchmarks/README.md compares the values).
     search_rounds : rounds of local search after the decoder's candidates are fitted (0: none):
         each round fits every tree one edit away from the ``search_seeds`` best-fitting
         candidates (:mod:`superpos.symreg.search`), which finds formulas the model ranks too low;
@@ -52,9 +50,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         ties go to the simpler tree (nodes + free constants), then the more likely one.
         "auto" (the default): one standard error of a mean squared error over the n_v
         validation points, sqrt(2 / n_v) (the one-standard-error rule; 0.63 for 5 points, 0.2
-        for 50): under noise, differences below it are noise (exact recovery at 1 % noise
-        34 of 56 laws against 19 with 0.05, README); on exact data the true formula's error is
-        orders of magnitude below any other, so the rule does not change it.
+        for 50): under noise, differences below it are noise; on exact data the true
+        formula's error is orders of magnitude below any other, so the rule does not change it.
     max_points : points that choose the formula; a larger data set chooses on a sample of
         that many (each input's extremes and a uniform draw) and refits the winner on all
         points, so 1,000,000 rows cost about as much as 1,000 plus one refit. The structure

@@ -158,7 +158,8 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     else:
         order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
     ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng)
-    return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng) + rest
+    return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
+                               settings.tie_tolerance(cv.n_validation)) + rest
 
 
 def _similar(e: float, e0: float) -> bool:
@@ -299,10 +300,12 @@ def explodes(c: Candidate, basis, probes: np.ndarray, y: np.ndarray) -> bool:
 
 
 def extrapolation_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                        rng: np.random.Generator) -> list[Candidate]:
+                        rng: np.random.Generator, rtol: float = 0.1) -> list[Candidate]:
     """Extrapolation as evidence: when the first candidate is not exact and explodes just beyond
-    the data (:func:`explodes` at :func:`beyond_points`), the first one after it of similar error
-    (at most twice its normalised error, or 0.001 more) that stays inside goes first."""
+    the data (:func:`explodes` at :func:`beyond_points`), the first one after it whose error the
+    data cannot tell from its own (within the relative tie tolerance ``rtol``) and that stays
+    inside goes first. A law with a true pole just beyond the range (II.11.27's 1 / (1 - n a / 3))
+    keeps its place against a shorter formula that fits measurably worse."""
     if not cands or cands[0].nmse_validation < exact_below or not np.isfinite(cands[0].nmse_validation):
         return cands
     probes = beyond_points(X, rng)
@@ -310,7 +313,7 @@ def extrapolation_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndar
         return cands
     e0 = cands[0].nmse_validation
     for k, c in enumerate(cands[1:], start=1):
-        if _similar(c.nmse_validation, e0) and not explodes(c, basis, probes, y):
+        if c.nmse_validation <= e0 * (1.0 + rtol) + 1e-10 and not explodes(c, basis, probes, y):
             return [c] + cands[:k] + cands[k + 1:]
     return cands
 
