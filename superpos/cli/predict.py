@@ -34,9 +34,9 @@ def predict(
     resume: bool = typer.Option(False, "--resume", help="batch: skip data sets already in --output"),
     jobs: int = typer.Option(1, "--jobs", help="batch: data sets solved in parallel"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
-    selection: str = typer.Option("validation", "--selection", help="how the finalists are chosen between: "
-                                  "validation (least cross-validated error, ties to the simpler), mdl "
-                                  "(description length) or best (PySR's)"),
+    selection: str = typer.Option("best", "--selection", help="how the finalists are chosen between: "
+                                  "best (PySR's), validation (least cross-validated error, ties to the "
+                                  "simpler) or mdl (description length)"),
     max_fits: int = typer.Option(200_000, "--max-fits", help="effort budget: trees fitted at most"),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),

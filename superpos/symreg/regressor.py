@@ -57,10 +57,10 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         points, so 1,000,000 rows cost about as much as 1,000 plus one refit. The structure
         model itself sees at most 200 of them (the largest data sets of its corpus).
     random_state : seeds the split of the points and the random starts.
-    selection : how the finalists are chosen between: "validation" (the least cross-validated
-        error, ties to the simpler tree), "mdl" (the shortest description length, after
-        Exhaustive Symbolic Regression's) or "best" (PySR's: the steepest drop of log error per
-        unit of complexity within 1.5x the least error). With every rule a law (residuals with no
+    selection : how the finalists are chosen between: "best" (the default, PySR's: the
+        steepest drop of log error per unit of complexity within 1.5x the least error),
+        "validation" (the least cross-validated error, ties to the simpler tree) or "mdl" (the
+        shortest description length, after Exhaustive Symbolic Regression's). With every rule a law (residuals with no
         structure left) goes before an approximation, and an approximation that explodes just
         beyond the data loses to one of similar error that does not.
     max_fits : the effort budget, in fitted trees (deterministic): the search stops proposing
@@ -101,7 +101,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  search_rounds: int = 2, search_seeds: int = 10,
                  validation_fraction: float = 0.25, n_starts: int = 4, lm_iterations: int = 40,
                  simplify_seconds: float = 1.0, tie_rtol="auto", max_points: int = 1000,
-                 cross_validate_below: int = 30, random_state=None, selection: str = "validation",
+                 cross_validate_below: int = 30, random_state=None, selection: str = "best",
                  max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
                  precision: float | None = None):
         self.predictor = predictor

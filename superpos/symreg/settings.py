@@ -44,7 +44,7 @@ class FormulaSettings:
     max_points: int = 1000
     cross_validate_below: int = 30
     random_state: object = None
-    selection: str = "validation"
+    selection: str = "best"
     max_fits: int = 200_000
     time_limit: float | None = None
     proposers: tuple | None = None
