@@ -20,6 +20,7 @@ from ..core.basis import Basis
 from ..core.formula import parse_formula
 from ..core.symbolic import to_sympy
 from ..exceptions import SuperposError
+from .extrapolation import beyond_box, scored_r2
 from ..symreg.render import simplify_capped
 
 __all__ = ["Problem", "Recovery", "beyond_box", "scored_r2", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
@@ -132,34 +133,6 @@ class Problem:
         with np.errstate(all="ignore"):
             y = self.function()(X)
         return X, y
-
-
-def beyond_box(lo, hi, n: int, rng: np.random.Generator, widen: float = 0.25) -> np.ndarray:
-    """Up to ``n`` points beyond the box [lo, hi] (per input): uniform in the box widened by
-    ``widen`` of each range on each side (in log space where the range is positive), keeping
-    those with at least one input outside the box."""
-    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
-    pos = lo > 0
-    a = np.where(pos, np.log(np.where(pos, lo, 1.0)), lo)
-    b = np.where(pos, np.log(np.where(pos, hi, 1.0)), hi)
-    w = widen * (b - a)
-    U = rng.uniform(a - w, b + w, (4 * n, lo.size))
-    Z = np.where(pos, np.exp(U), U)
-    return Z[np.any((Z < lo) | (Z > hi), axis=1)][:n]
-
-
-def scored_r2(truth: np.ndarray, pred: np.ndarray) -> tuple[float, int, int]:
-    """(R^2 where the truth is finite, points where it is not (counted, not scored), non-finite
-    predictions where it is (scored as the prediction 0))."""
-    truth, pred = np.asarray(truth, dtype=np.float64), np.asarray(pred, dtype=np.float64)
-    ok = np.isfinite(truth)
-    t, p = truth[ok], pred[ok]
-    bad = ~np.isfinite(p)
-    p = np.where(bad, 0.0, p)
-    ss = float(np.sum((t - t.mean()) ** 2)) if t.size else 0.0
-    with np.errstate(all="ignore"):
-        score = 1.0 - float(np.sum((t - p) ** 2)) / ss if ss > 0 else float("nan")
-    return score, int((~ok).sum()), int(bad.sum())
 
 
 def _read_rows(path: Path):
