@@ -74,6 +74,17 @@ def test_given_symbols_and_constants():
     assert len(parse_formula(" + ".join(f"x{k}" for k in range(1, 301))).args) == 300
 
 
+def test_erf_and_pow_read():
+    x1 = sympy.Symbol("x1", real=True)
+    assert parse_formula("pow(x1, 0.45)") == parse_formula("x1**0.45") == x1**sympy.Float("0.45")
+    assert parse_formula("2.5*erf(x1 - 3)") == 2.5 * sympy.erf(x1 - 3)
+    assert float(parse_formula("erf(0.5)")) == pytest.approx(0.5204998778)
+    for bad, match in [("pow(x1)", "pow\\(\\) of 1 arguments"), ("pow(x1, 2, 3)", "of 3 arguments"),
+                       ("erf(x1, x2)", "of 2 arguments"), ("pow(2, 1000)", "exponent"),
+                       ("erf(sqrt(-1))", "not a real number"), ("pow(x1, y=2)", "keyword")]:
+        _refused(bad, match)
+
+
 # ------------------------------------------------------------------ hostile input
 
 HOSTILE = [
@@ -217,6 +228,15 @@ def test_a_good_file_loads(tmp_path):
     assert [p.name for p in load_problems("mine", folder=tmp_path, names=["p3", "p1"])] == ["p3", "p1"]
 
 
+def test_log_uniform_ranges_span_decades(tmp_path):
+    (p,) = _load(tmp_path, "p1\t6.67e-11*x1*x2/x2**2\tx1:L[1e20,1e30];x2:L[1e-3,1e3]\t400\n")
+    assert p.ranges[0] == ("L", 1e20, 1e30, 0.0)
+    for X in (p.sample(random_state=0)[0], p.sample(2000, random_state=1, fresh=True)[0]):
+        lx = np.log10(X)
+        assert lx[:, 0].min() >= 20 and lx[:, 0].max() <= 30 and lx[:, 1].min() >= -3 and lx[:, 1].max() <= 3
+        assert np.mean(lx[:, 1] < 0) == pytest.approx(0.5, abs=0.1)  # uniform in log space: half below 1
+
+
 BAD_FILES = [
     # columns and cells
     ("", "name\tformula\tn_points\n", "lacks the columns sampling_range .*required: name, formula, sampling_range"),
@@ -236,7 +256,9 @@ BAD_FILES = [
     ("p1\tx1\tU[0,1]\t\u00b2\n", HEADER, "n_points"),
     # ranges
     ("p1\tx1\tU[1,0]\t20\n", HEADER, "low <= high"),
-    ("p1\tx1\tU[-1e7,1]\t20\n", HEADER, "1e\\+06"),
+    ("p1\tx1\tU[-1e41,1]\t20\n", HEADER, "1e\\+40"),
+    ("p1\tx1\tL[0,1]\t20\n", HEADER, "positive low end"),
+    ("p1\tx1\tL[-2,1]\t20\n", HEADER, "positive low end"),
     ("p1\tx1\tU[1e999,1]\t20\n", HEADER, "finite"),
     ("p1\tx1\tU[--1,1]\t20\n", HEADER, "bad number"),
     ("p1\tx1\tU[0,1,0.1]\t20\n", HEADER, "U\\[a,b\\]"),

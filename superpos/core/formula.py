@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import cmath
+import math
 import operator
 import re
 import time
@@ -17,8 +18,18 @@ __all__ = ["parse_formula"]
 
 _FORMULA_FUNCTIONS = {"sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "exp": sympy.exp, "log": sympy.log,
                       "sqrt": sympy.sqrt, "Abs": sympy.Abs, "abs": sympy.Abs, "tanh": sympy.tanh, "asin": sympy.asin,
-                      "acos": sympy.acos, "atan": sympy.atan, "sinh": sympy.sinh, "cosh": sympy.cosh}
-_FORMULA_NUMERIC = {"Abs": abs, "abs": abs, **{f: getattr(cmath, f) for f in _FORMULA_FUNCTIONS if hasattr(cmath, f)}}
+                      "acos": sympy.acos, "atan": sympy.atan, "sinh": sympy.sinh, "cosh": sympy.cosh,
+                      "erf": sympy.erf, "pow": None}
+
+
+def _erf(z: complex) -> float:
+    if z.imag:
+        raise ValueError("erf of a complex number")
+    return math.erf(z.real)
+
+
+_FORMULA_NUMERIC = {"Abs": abs, "abs": abs, "erf": _erf,
+                    **{f: getattr(cmath, f) for f in _FORMULA_FUNCTIONS if hasattr(cmath, f)}}
 _FORMULA_NAME = re.compile(r"x[1-9][0-9]{0,2}|c[0-9]{0,3}")
 _FORMULA_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _FORMULA_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
@@ -151,7 +162,9 @@ class _FormulaReader:
         f = node.func.id if isinstance(node.func, ast.Name) else None
         if f not in _FORMULA_FUNCTIONS or f in self.symbols:
             raise self.fail(f"a call of {ast.get_source_segment(self.source, node.func)!r}, which is not a function")
-        if node.keywords or len(node.args) != 1:
+        if f == "pow" and len(node.args) == 2 and not node.keywords:  # pow(x, 0.45) is x**0.45
+            return self.power(ast.BinOp(left=node.args[0], op=ast.Pow(), right=node.args[1]))
+        if node.keywords or len(node.args) != (2 if f == "pow" else 1):
             raise self.fail("keyword arguments" if node.keywords else f"{f}() of {len(node.args)} arguments")
         arg, value = self.walk(node.args[0])
         value = value if value is None else self.guarded(_FORMULA_NUMERIC[f], value)
@@ -161,8 +174,8 @@ class _FormulaReader:
 def parse_formula(text: str, symbols: dict | None = None) -> sympy.Expr:
     """Parse a formula such as ``"2*sin(x1) + x2**2"`` with a walker over Python's ``ast``
     (no eval, no sympify), which accepts decimal numbers, + - * / ** ^, the names in ``symbols``,
-    x1..x999, c, c0, c1, ..., pi, E and sin cos tan exp log sqrt Abs abs tanh asin acos atan sinh
-    cosh of one argument, and refuses huge, infinite, complex or deeply nested input with one
+    x1..x999, c, c0, c1, ..., pi, E, sin cos tan exp log sqrt Abs abs tanh asin acos atan sinh
+    cosh erf of one argument and pow(a, b) (a**b), and refuses huge, infinite, complex or deeply nested input with one
     :class:`SuperposError` before sympy (which spins for minutes on 9**9**9**9) computes it."""
     if not isinstance(text, str):
         raise SuperposError(f"a formula must be a string, got {type(text).__name__}")

@@ -3,8 +3,9 @@ recovery test.
 
 The definitions are tab-separated files in the repository's ``datasets/benchmarks/``
 (one problem per row: name, formula, sampling range, number of points; ``#`` lines
-give the source). Ranges: ``U[a,b]`` uniform random, ``E[a,b,step]`` evenly spaced, one
-range for all variables or ``x1:...;x2:...`` per variable.
+give the source). Ranges: ``U[a,b]`` uniform random, ``L[a,b]`` log-uniform random (0 < a: a
+quantity spanning decades), ``E[a,b,step]`` evenly spaced, one range for all variables or
+``x1:...;x2:...`` per variable; ends within +-1e40.
 """
 from __future__ import annotations
 
@@ -26,12 +27,12 @@ from ..symreg.render import simplify_capped
 __all__ = ["Problem", "Recovery", "beyond_box", "scored_r2", "load_problems", "available_problem_sets", "benchmark_folder", "is_exact_recovery",
            "is_symbolic_solution", "recovery_forms", "solve_problem"]
 
-_RANGE = re.compile(r"^\s*([UE])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
+_RANGE = re.compile(r"^\s*([UEL])\[\s*([-+0-9.eE]+)\s*,\s*([-+0-9.eE]+)\s*(?:,\s*([-+0-9.eE]+)\s*)?\]\s*$")
 _VAR = re.compile(r"x([1-9][0-9]*)")
 _REQUIRED = ("name", "formula", "sampling_range")
 # limits on a benchmark file (users pass their own): problems, points, |range ends|, grid points per variable
 # and in all, points and values of one sample, file size, seconds to read the formulas
-_MAX_PROBLEMS, _MAX_N_POINTS, _MAX_ABS, _MAX_AXIS, _MAX_GRID = 10_000, 100_000, 1e6, 100_000, 1_000_000
+_MAX_PROBLEMS, _MAX_N_POINTS, _MAX_ABS, _MAX_AXIS, _MAX_GRID = 10_000, 100_000, 1e40, 100_000, 1_000_000
 _MAX_SAMPLE, _MAX_VALUES, _MAX_FILE_BYTES, _MAX_SECONDS = 1_000_000, 10_000_000, 64 << 20, 60
 
 
@@ -47,17 +48,19 @@ def available_problem_sets(folder=None) -> list[str]:
 
 
 def _parse_range(text: str):
-    """(kind, low, high, step) of ``U[a,b]`` or ``E[a,b,step]``: finite ends within +-1e6,
-    low <= high, and an E grid of at most 100,000 points."""
+    """(kind, low, high, step) of ``U[a,b]``, ``L[a,b]`` or ``E[a,b,step]``: finite ends within
+    +-1e40, low <= high, a positive low end for L, and an E grid of at most 100,000 points."""
     m = _RANGE.match(text)
     if not m or (m.group(1) == "E") != (m.group(4) is not None):
-        raise SuperposError(f"bad sampling range {text[:80]!r}: use U[a,b] or E[a,b,step]")
+        raise SuperposError(f"bad sampling range {text[:80]!r}: use U[a,b], L[a,b] or E[a,b,step]")
     try:
         lo, hi, step = (float(g) for g in (m.group(2), m.group(3), m.group(4) or "0"))
     except ValueError:
         raise SuperposError(f"bad number in the sampling range {text[:80]!r}") from None
     if not all(np.isfinite(v) and abs(v) <= _MAX_ABS for v in (lo, hi, step)) or hi < lo:
         raise SuperposError(f"bad sampling range {text[:80]!r}: finite ends with |value| <= {_MAX_ABS:g}, low <= high")
+    if m.group(1) == "L" and not lo > 0:
+        raise SuperposError(f"bad sampling range {text[:80]!r}: a log-uniform range needs a positive low end")
     if m.group(1) == "E" and not (step > 0 and (hi - lo) / step < _MAX_AXIS
                                   and _axis_size(("E", lo, hi, step), 0) <= _MAX_AXIS):
         raise SuperposError(f"bad sampling range {text[:80]!r}: the step must be positive and give at most "
@@ -68,6 +71,14 @@ def _parse_range(text: str):
 def _axis_size(r, n: int) -> int:
     """Points on one axis of the grid: an E range's grid, or ``n`` uniform points."""
     return int(np.floor((r[2] - r[1]) / r[3] + 1e-9)) + 1 if r[0] == "E" else n
+
+
+def _drawn(r, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` random points of a U range (uniform) or an L range (log-uniform); an E range's
+    bounds are drawn uniformly (fresh points)."""
+    if r[0] == "L":
+        return np.exp(rng.uniform(np.log(r[1]), np.log(r[2]), n))
+    return rng.uniform(r[1], r[2], n)
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,7 @@ class Problem:
 
     def function(self):
         """Vectorised numpy function of the true formula: f(X (n, m)) -> (n,)."""
-        f = sympy.lambdify(self.symbols, self.expr(), modules="numpy")
+        f = sympy.lambdify(self.symbols, self.expr(), modules=["numpy", "scipy"])  # scipy: erf
         return lambda X: np.broadcast_to(np.asarray(f(*[X[:, k] for k in range(self.n_variables)]), dtype=np.float64),
                                          (X.shape[0],)).copy()
 
@@ -109,14 +120,15 @@ class Problem:
             return X, self.function()(X)
 
     def sample(self, n: int | None = None, random_state=None, fresh: bool = False):
-        """Points (X, y). ``fresh=True`` draws ``n`` (default 1000) uniform points in the
-        ranges' bounds whatever their kind (for test R^2); otherwise the published design:
-        U ranges draw ``n`` (default ``n_points``) uniform points, E ranges give the grid.
+        """Points (X, y). ``fresh=True`` draws ``n`` (default 1000) random points in the
+        ranges' bounds (uniform, log-uniform for L ranges) whatever their kind (for test R^2);
+        otherwise the published design: U and L ranges draw ``n`` (default ``n_points``) random
+        points, E ranges give the grid.
         ``n`` is between 1 and 1,000,000; a grid has at most 1,000,000 points."""
         rng = np.random.default_rng(random_state)
-        uniform = fresh or all(r[0] == "U" for r in self.ranges)
+        uniform = fresh or all(r[0] != "E" for r in self.ranges)
         n = n if n is not None else 1000 if fresh else self.n_points or None
-        if n is None and any(r[0] == "U" for r in self.ranges):
+        if n is None and any(r[0] != "E" for r in self.ranges):
             raise SuperposError(f"problem {self.name!r} gives no n_points: pass the number of points n")
         if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= _MAX_SAMPLE):
             raise SuperposError(f"the number of points must be an integer between 1 and {_MAX_SAMPLE:,}, got {n!r}")
@@ -125,9 +137,9 @@ class Problem:
             raise SuperposError(f"problem {self.name!r}: {rows:,.0f} points of {len(self.ranges)} variables are too "
                                 f"many (at most {_MAX_GRID:,} points and {_MAX_VALUES:,} values)")
         if uniform:
-            X = np.column_stack([rng.uniform(r[1], r[2], n) for r in self.ranges])
+            X = np.column_stack([_drawn(r, n, rng) for r in self.ranges])
         else:
-            axes = [r[1] + r[3] * np.arange(_axis_size(r, n)) if r[0] == "E" else rng.uniform(r[1], r[2], n)
+            axes = [r[1] + r[3] * np.arange(_axis_size(r, n)) if r[0] == "E" else _drawn(r, n, rng)
                     for r in self.ranges]
             X = np.column_stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")])
         with np.errstate(all="ignore"):
@@ -240,7 +252,7 @@ def _on_domain(expr: sympy.Expr, domain: dict) -> np.ndarray | None:
         return None
     plain = expr.xreplace({s: sympy.Symbol(s.name) for s in expr.free_symbols})  # assumptions dropped
     try:
-        f = sympy.lambdify([sympy.Symbol(n) for n in names], plain, modules="numpy")
+        f = sympy.lambdify([sympy.Symbol(n) for n in names], plain, modules=["numpy", "scipy"])
         with np.errstate(all="ignore"):
             return np.broadcast_to(np.asarray(f(*[domain[n] for n in names]), dtype=np.complex128),
                                    np.shape(next(iter(domain.values()))))
