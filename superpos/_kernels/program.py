@@ -8,6 +8,8 @@ compiled counterpart of :func:`superpos.core.tree.evaluate` (tests compare them)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -16,10 +18,10 @@ from ..core.numeric import DIV_EPS, RELATIVE_FLOOR, VARIANCE_FLOOR
 OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
 OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
 OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 8, 9, 10, 11, 12, 13, 14
-OP_TANH, OP_ASIN, OP_ACOS = 15, 16, 17
+OP_TANH, OP_ASIN, OP_ACOS, OP_ERF = 15, 16, 17, 18
 OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": OP_NEG, "sin": OP_SIN,
             "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3,
-            "tanh": OP_TANH, "asin": OP_ASIN, "acos": OP_ACOS}
+            "tanh": OP_TANH, "asin": OP_ASIN, "acos": OP_ACOS, "erf": OP_ERF}
 
 
 
@@ -100,10 +102,13 @@ def unary_values(op, a, out):
         for r in range(n):
             u = a[r]
             out[r] = np.arcsin(u) if abs(u) <= 1.0 else np.nan
-    else:
+    elif op == OP_ACOS:
         for r in range(n):
             u = a[r]
             out[r] = np.arccos(u) if abs(u) <= 1.0 else np.nan
+    else:
+        for r in range(n):
+            out[r] = math.erf(a[r])
 
 
 @njit(cache=True)

@@ -41,7 +41,7 @@ def predict(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
-                                            "(default: all): model, reductions, baselines, sums, laws"),
+                                            "(default: all): model, reductions, baselines, powers, families, sums, laws"),
     precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
                                   "digits written in the file), float64, or a number such as 5e-4"),
 ) -> None:
@@ -155,7 +155,9 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                  for c, e in f.distinct_candidates(20, names)]
         consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
         front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
-        text = json.dumps({"formula": str(expr), "status": f.status, "latex": sympy.latex(expr), "r2": _finite(r2),
+        params = {k: _finite(v) for k, v in f.parameters.items()}
+        text = json.dumps({"formula": f.shown(names), "status": f.status, "family": f.family or None,
+                           "parameters": params or None, "latex": sympy.latex(expr), "r2": _finite(r2),
                            "seconds": seconds, "precision": settings.precision,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
                            "inputs": [names[j] for j in f.inputs],
@@ -164,7 +166,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     elif fmt == "latex":
         text = sympy.latex(expr) + "\n"
     else:
-        text = f"{expr}\n{f.status}   R^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
+        text = f"{f.shown(names)}\n{f.status}{'   ' + f.family.replace('_', ' ') if f.family else ''}   R^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
         if f.status == "approximation":
             shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
             text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))
@@ -179,7 +181,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     if plot is not None:
         from ..plot import plot_prediction
 
-        plot_prediction(plot, X, y, f, predictor, names, f"{expr}   R^2 = {r2:.4f}")
+        plot_prediction(plot, X, y, f, predictor, names, f"{f.shown(names)}   R^2 = {r2:.4f}")
 
 
 def _finite(v) -> float | None:
@@ -217,7 +219,6 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False) -> dict
     from ..core.numeric import r2
     from ..datasets.reader import read_dataset
     from ..symreg.pipeline import find_formula
-    from ..symreg.render import rename_variables
 
     row = {"file": f, "formula": "", "status": "", "r2": None, "seconds": None, "error": ""}
     t = time.perf_counter()
@@ -228,7 +229,7 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False) -> dict
             X, y, names = read_dataset(f, target, info=info)
             found = find_formula(X, y, predictor, _with_precision(settings, info, auto))
             with np.errstate(all="ignore"):
-                row.update(formula=str(rename_variables(found.expr, names)), status=found.status,
+                row.update(formula=found.shown(names), status=found.status,
                            r2=_finite(r2(y, found.predict(X))))
     except SuperposError as exc:
         row["error"] = one_line(exc, 400)

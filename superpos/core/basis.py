@@ -5,6 +5,7 @@ functions the user chooses are colours 1..r in the order given.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -56,6 +57,10 @@ def _arc(f):
     return g
 
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+"""The error function, elementwise (libm's, as the compiled kernels'; NaN stays NaN)."""
+
+
 @dataclass(frozen=True)
 class BasisFunction:
     """One basis function h: ``name``, ``arity``, a numpy and a sympy implementation.
@@ -97,6 +102,7 @@ _REGISTRY: dict[str, BasisFunction] = {
         _fn("tanh", 1, np.tanh, sympy.tanh, 0.2),
         _fn("asin", 1, _arc(np.arcsin), sympy.asin, 0.2),
         _fn("acos", 1, _arc(np.arccos), sympy.acos, 0.2),
+        _fn("erf", 1, _erf, sympy.erf, 0.2),
         BasisFunction(_CONSTANT, 0, None, None, "constant", weight=0.8),
         BasisFunction("1", 0, None, sympy.Integer(1), "number", value=1.0, weight=0.25),
         BasisFunction("2", 0, None, sympy.Integer(2), "number", value=2.0, weight=0.25),

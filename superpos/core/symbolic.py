@@ -158,6 +158,9 @@ class _Builder:
                 if ex.p < 0:
                     return self.op("div", self.number(sympy.Integer(1)), self.power(root, -int(ex.p)))
                 return self.power(root, int(ex.p))
+            if all(b.has(n) for n in ("exp", "log", "mul")):  # |u|^a, the exponent a fitted constant
+                inner = base.args[0] if isinstance(base, sympy.Abs) else base
+                return self.op("exp", self.op("mul", self.build(ex), self.op("log", self.build(inner))))
             raise NotRepresentable(f"the power {e} has no basis function")
         if isinstance(e, sympy.log):
             arg = e.args[0]
@@ -180,7 +183,8 @@ def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
     """Write a sympy expression as a tree over ``basis``: returns (tree, constants).
 
     Numbers other than the basis's own (1, 2) become ``c`` leaves and are returned in
-    prefix order, as are symbols named c, c0, c1, ...; ``x1**2`` becomes pow2(x1),
+    prefix order, as are symbols named c, c0, c1, ...; ``x1**2`` becomes pow2(x1), a power
+    with another exponent ``x1**0.45`` exp(mul(c, log(x1))) (|x1|^c: the exponent a constant),
     ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1). Raises :class:`NotRepresentable`.
     """
     if isinstance(expr, str):

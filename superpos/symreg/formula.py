@@ -2,6 +2,7 @@
 evaluation (through its rescaled twin for data beyond 10^±100)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,7 +11,7 @@ import sympy
 from ..core.basis import Basis
 from ..core.tree import evaluate
 from .candidates import Candidate
-from .render import distinct_formulas
+from .render import distinct_formulas, rename_variables
 from .uncertainty import pareto_front
 from .units import expr_in_units, times_ten_power
 
@@ -43,6 +44,13 @@ class Formula:
     status: str = "approximation"
     """``exact`` (to the data's precision), ``law`` (residuals with no structure left) or
     ``approximation`` (:mod:`~superpos.symreg.status`)."""
+    family: str = ""
+    """The lab curve the formula is (:mod:`~superpos.symreg.families`: "gaussian", "hill", ...), or ""."""
+    parameters: dict = field(default_factory=dict)
+    """A family's named parameters (amplitude, center, sigma, ...), else empty."""
+    textbook: str = ""
+    """A family's formula in its textbook form, over x1, x2, ... (``expr`` is the same function as sympy
+    writes it), else ""."""
     precision_threshold: float = field(default=1e-10, repr=False)
     """The normalised error under which a formula is exact to the data's precision."""
     scales: tuple | None = field(default=None, repr=False)
@@ -75,6 +83,16 @@ class Formula:
             return None
         kx, ky = self.scales[2], self.scales[3]
         return lambda expr: expr_in_units(expr, kx, ky)
+
+    def shown(self, names: list[str] | None = None) -> str:
+        """The formula as text: the textbook form of a family, else ``expr``, in the data's
+        column ``names`` (default x1, x2, ...)."""
+        if not self.textbook:
+            return str(rename_variables(self.expr, names) if names else self.expr)
+        if not names:
+            return self.textbook
+        return re.sub(r"\bx([1-9][0-9]*)\b", lambda m: names[int(m.group(1)) - 1]
+                      if int(m.group(1)) <= len(names) else m.group(0), self.textbook)
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, m); NaN where it is undefined."""

@@ -51,11 +51,13 @@ angle from a ratio, c asin(c x) and c acos(c x): the outer c is the target's uni
 c / x (a reduction's group z may come as the inverse of the law's ratio): proposed over
 :func:`law_basis`."""
 
-LAW_FUNCTIONS = tuple(dict.fromkeys(name for name, _ in _ARC_LAWS))
+LAW_FUNCTIONS = tuple(dict.fromkeys(name for name, _ in _ARC_LAWS)) + ("erf",)
+"""Functions the pool's trees may use beyond the structure model's basis: those of the laws and
+erf (the erf step of :mod:`.families`)."""
 
 
 def law_basis(basis: Basis) -> Basis:
-    """``basis`` with the functions of the laws it lacks (tanh, asin, acos) appended after its
+    """``basis`` with the functions of the laws it lacks (tanh, asin, acos, erf) appended after its
     own colours, which keep their ids: a tree over ``basis`` is the same tree over the result."""
     extra = [name for name in LAW_FUNCTIONS if not basis.has(name)]
     return Basis(basis.to_list() + extra) if extra else basis

@@ -27,6 +27,7 @@ from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
 from .candidates import Candidate, selection_sample
 from .engine import MODEL_SCORED, Search, run_proposers
+from .families import recognise, textbook
 from .fitting import refit_constants, snap_constants
 from .formula import Formula
 from .inputs import MAX_INPUTS, inputs_used, residual_dependence
@@ -101,7 +102,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("simplifying")
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)))
-    expr = readable_numbers(simplify_capped(expr, float(settings.simplify_seconds)))
+    expr = readable_numbers(simplify_capped(positive_inputs(expr, X), float(settings.simplify_seconds)))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         residuals = ys - evaluate(win.tree, basis, Xs, constants)
@@ -111,11 +112,28 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
         least = min((c.nmse_validation for c in cands[:40] if np.isfinite(c.nmse_validation)), default=None)
         status = formula_status(error, search.exact_below, Xs, residuals, np.random.default_rng(seed),
                                 None if least is None else min(least, error))
+    family, parameters, shown = "", {}, ""
+    found = recognise(win.tree, basis)
+    rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
+    if rendered is not None:
+        family, (shown, parameters) = found[0].name, rendered
     clock.lap("simplify")
     # the model's own basis unless the formula needs a law's function (its colours come after)
     names = own.to_list() if int(np.max(win.tree)) < len(own) else basis.to_list()
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
-                   names, cands, clock.laps, errors, confidence, noise, used, left_out, status, search.exact_below)
+                   names, cands, clock.laps, errors, confidence, noise, used, left_out, status, family, parameters,
+                   shown, search.exact_below)
+
+
+def positive_inputs(expr, X: np.ndarray):
+    """``expr`` with |x_j| written x_j for each input positive at every point (|x1|^0.45 is
+    x1^0.45 on the data's domain, as a scientist writes it)."""
+    import sympy
+
+    pos = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols
+           if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= X.shape[1]
+           and np.all(X[:, int(s.name[1:]) - 1] > 0)}
+    return expr.xreplace(pos).xreplace({v: k for k, v in pos.items()}) if pos else expr
 
 
 def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray, exact_below: float,

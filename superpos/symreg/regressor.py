@@ -91,6 +91,10 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
     status_ : "exact" (to the data's precision), "law" (not exact, but no input explains its
         residuals and a smooth fit of them does not beat their mean) or "approximation".
+    family_, parameters_, textbook_ : for a lab curve (:mod:`~superpos.symreg.families`: gaussian,
+        logistic, hill, damped_oscillation, ...) its name, its named parameters (amplitude,
+        center, sigma, ...) and its formula in textbook form (``expr_`` is the same function as
+        sympy writes it); "", {} and "" for other formulas.
     scales_ : None, or for data beyond 10^±100 the formula as found on the data divided by
         powers of ten (tree, constants, k_x, k_y), which ``predict`` evaluates and scales back;
         ``candidates_`` are then those of the rescaled data (``pareto_front_`` is shown in the
@@ -141,6 +145,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
         self.status_ = f.status
+        self.family_, self.parameters_ = f.family, dict(f.parameters)
+        self.textbook_ = f.shown(names if expr is not f.expr else None) if f.textbook else ""
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
 

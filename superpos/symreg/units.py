@@ -101,7 +101,7 @@ def in_data_units(f, kx: np.ndarray, ky: int):
         if np.any(lost):
             mapped = None
     if mapped is None:  # no tree over the basis (log|x| + c), or a constant beyond the floats: the
-        return replace(f, expr=expr_in_units(f.expr, kx, ky), scales=(f.tree, f.constants, kx, ky),  # rescaled ones
+        return replace(f, expr=expr_in_units(f.expr, kx, ky), textbook="", parameters={}, scales=(f.tree, f.constants, kx, ky),  # rescaled ones
                        noise=float(times_ten_power(np.array([f.noise]), ky)[0]))
     if constants.size == f.constants.size:
         with np.errstate(all="ignore"):
@@ -109,6 +109,6 @@ def in_data_units(f, kx: np.ndarray, ky: int):
         errors = np.asarray(f.standard_errors) * ratio
     else:
         errors = np.full(constants.size, np.nan)
-    return replace(f, expr=expr_in_units(f.expr, kx, ky), tree=np.asarray(tree, dtype=np.int64), constants=constants,
+    return replace(f, expr=expr_in_units(f.expr, kx, ky), textbook="", parameters={}, tree=np.asarray(tree, dtype=np.int64), constants=constants,
                    standard_errors=errors, noise=float(times_ten_power(np.array([f.noise]), ky)[0]),
                    scales=(f.tree, f.constants, kx, ky))

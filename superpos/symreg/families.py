@@ -1,0 +1,528 @@
+"""The curves of the lab as families of one input, each a tree over the work basis with its
+constants started from the data, its named parameters and its textbook forms.
+
+Scientists fit these every day by guessing the form (scipy's ``curve_fit``, lmfit's built-in
+models); a family makes that guess for them. Families: peaks (Gaussian, Lorentzian,
+pseudo-Voigt, with offset), steps and growth (logistic as a tanh step, erf step, Gompertz,
+Richards), dose-response (Hill / four-parameter logistic with a fitted coefficient n),
+exponential rise and decay with offset (a classic law, :mod:`.laws`) and damped oscillations
+A e^(-g x) cos(w x + p) + d, the frequency started from a periodogram of unevenly spaced data.
+
+A family's tree is written with free constants only (no fixed numbers: a fitted 1 beside a
+fitted scale would be one constant too many), so that every constant is identified; its
+textbook forms are renderings of the same function, with parameters computed from the tree's
+constants: the form whose parameters are the shortest numbers is shown (a logistic of the year
+with midpoint 1950 as L/(1 + exp(-k (x - 1950))), a culture's as L/(1 + 99 exp(-k x))).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..core.constants import pi_multiple
+
+__all__ = ["Family", "FAMILIES", "family_trees", "recognise", "textbook", "shortest"]
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """One textbook form: ``params(constants) -> {name: value}`` (None when the constants do not
+    make this form: a Gaussian needs a negative curvature) and ``text(values, x) -> str``."""
+
+    params: Callable[[np.ndarray], dict | None]
+    text: Callable[[dict, str], str]
+
+
+@dataclass(frozen=True)
+class Family:
+    """``template``: the tree over the work basis ({x}: the input); ``starts(x, y)``: start
+    constants in the template's prefix order; ``renderings``: its textbook forms, the first
+    also giving the parameters reported."""
+
+    name: str
+    template: str
+    starts: Callable[[np.ndarray, np.ndarray], list[np.ndarray]]
+    renderings: tuple
+
+
+# ------------------------------------------------------------------ numbers as text
+
+def shortest(v: float, rtol: float = 1e-6) -> str:
+    """The shortest decimal of ``v`` within ``rtol`` (relative): 99.0000001 is 99, 0.30000004
+    is 0.3."""
+    v = float(v)
+    if v == 0 or not np.isfinite(v):
+        return repr(v) if not np.isfinite(v) else "0"
+    for d in range(1, 16):
+        s = f"{v:.{d}g}"
+        if abs(float(s) - v) <= rtol * abs(v):
+            break
+    if "e" in s:
+        m, e = s.split("e")
+        s = np.format_float_positional(float(s), trim="-") if -5 <= int(e) < 16 else f"{m}e{int(e)}"
+    return s[:-2] if s.endswith(".0") else s
+
+
+def _digits(v: float) -> int:
+    s = shortest(v).lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    return max(1, len(s))
+
+
+def _times(a: float, rest: str) -> str:
+    """a*rest, with a = 1 and -1 written as nothing and -."""
+    s = shortest(a)
+    return rest if s == "1" else f"-{rest}" if s == "-1" else f"{s}*{rest}"
+
+
+def _plus(text: str, v: float) -> str:
+    """text + v, text - |v| for a negative v, text alone for 0."""
+    s = shortest(v)
+    return text if s == "0" else f"{text} - {s[1:]}" if s.startswith("-") else f"{text} + {s}"
+
+
+def _shifted(x: str, x0: float) -> str:
+    """(x - x0) written with its sign: (x - 4.2), (x + 1.3), x for 0."""
+    s = shortest(x0)
+    return x if s == "0" else f"({x} + {s[1:]})" if s.startswith("-") else f"({x} - {s})"
+
+
+def _power(base: str, n: float) -> str:
+    s = shortest(n)
+    return base if s == "1" else f"{base}**{s}" if not s.startswith("-") else f"{base}**({s})"
+
+
+# ------------------------------------------------------------------ starts from the data
+
+def _sorted_smooth(x, y):
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    k = max(1, xs.size // 25)
+    if k > 1:
+        ys = np.convolve(np.pad(ys, k, mode="edge"), np.ones(2 * k + 1) / (2 * k + 1), mode="valid")
+    return xs, ys
+
+
+def _crossing(xs, ys, level) -> float:
+    """The first x where the (sorted, smoothed) curve crosses ``level``; the middle x if none."""
+    s = np.sign(ys - level)
+    idx = np.flatnonzero(s[:-1] * s[1:] <= 0)
+    if not idx.size:
+        return float(xs[xs.size // 2])
+    i = idx[0]
+    dy = ys[i + 1] - ys[i]
+    t = 0.5 if dy == 0 else (level - ys[i]) / dy
+    return float(xs[i] + t * (xs[i + 1] - xs[i]))
+
+
+def _peaks(x, y):
+    """(base, amplitude, centre, full width at half maximum) for a peak and for a dip."""
+    xs, ys = _sorted_smooth(x, y)
+    span = max(float(np.ptp(xs)), 1e-300)
+    out = []
+    for sign in (1.0, -1.0):
+        z = sign * ys
+        base = float(np.percentile(z, 5))
+        i = int(np.argmax(z))
+        amp = float(z[i] - base)
+        if amp <= 0:
+            continue
+        half = base + amp / 2
+        left = np.flatnonzero(z[:i + 1] < half)
+        right = np.flatnonzero(z[i:] < half)
+        xl = xs[left[-1]] if left.size else xs[0] - (xs[i] - xs[0])
+        xr = xs[i + right[0]] if right.size else xs[-1] + (xs[-1] - xs[i])
+        fwhm = max(float(xr - xl), span / xs.size)
+        out.append((sign * base, sign * amp, float(xs[i]), fwhm))
+    return out
+
+
+def _gaussian_starts(x, y):
+    return [np.array([b, a, -4 * math.log(2) / (f * s) ** 2, -c]) for b, a, c, f in _peaks(x, y) for s in (1.0, 0.5)]
+
+
+def _lorentzian_starts(x, y):
+    out = []
+    for b, a, c, f in _peaks(x, y):
+        for s in (1.0, 0.5):
+            g = (f * s / 2) ** 2
+            out.append(np.array([b, a * g, g, -c]))
+    return out
+
+
+def _voigt_starts(x, y):
+    out = []
+    for b, a, c, f in _peaks(x, y):
+        g = (f / 2) ** 2
+        out.append(np.array([b, 0.5 * a * g, g, -c, 0.5 * a, -4 * math.log(2) / f**2, -c]))
+    return out
+
+
+def _step(x, y):
+    """(low, high, midpoint, 10-90 % width, direction) of a step or growth curve."""
+    xs, ys = _sorted_smooth(x, y)
+    lo, hi = float(np.min(ys)), float(np.max(ys))
+    rising = 1.0 if np.mean(ys[-max(1, ys.size // 10):]) >= np.mean(ys[:max(1, ys.size // 10)]) else -1.0
+    z = ys if rising > 0 else -ys
+    a, b = (lo, hi) if rising > 0 else (-hi, -lo)
+    mid = _crossing(xs, z, (a + b) / 2)
+    width = abs(_crossing(xs, z, a + 0.9 * (b - a)) - _crossing(xs, z, a + 0.1 * (b - a)))
+    return lo, hi, mid, max(width, float(np.ptp(xs)) / 50), rising
+
+
+def _tanh_starts(x, y):
+    lo, hi, mid, w, s = _step(x, y)
+    return [np.array([(lo + hi) / 2, s * (hi - lo) / 2, k * 2.197 / w, -mid]) for k in (1.0, 0.3, 3.0)]
+
+
+def _erf_starts(x, y):
+    lo, hi, mid, w, s = _step(x, y)
+    return [np.array([(lo + hi) / 2, s * (hi - lo) / 2, k * 1.812 / w, -mid]) for k in (1.0, 0.3, 3.0)]
+
+
+def _gompertz_starts(x, y):
+    """d + A exp(-b exp(-k x)): A the plateau, the inflection (y = A / e) at ln(b) / k."""
+    xs, ys = _sorted_smooth(x, y)
+    lo, hi, _, w, s = _step(x, y)
+    out = []
+    for d in (0.0, lo) if s > 0 else (0.0, hi):
+        amp = (hi - d) if s > 0 else (lo - d)
+        if amp == 0:
+            continue
+        x0 = _crossing(xs, ys, d + amp / math.e)
+        for m in (1.0, 0.5, 2.0):
+            k = s * m * 3.084 / w
+            b = math.exp(min(max(k * x0, -700), 700))
+            out.append(np.array([d, amp, -b, -k]))
+    return out
+
+
+def _richards_starts(x, y):
+    """d + A |b + exp(q x)|^p (constants d, A, p, b, q): the logistic at p = -1 (q = -k, b = e^(q x0), A = L b^(-p))."""
+    lo, hi, mid, w, s = _step(x, y)
+    out = []
+    for p in (-1.0, -2.0, -0.5):
+        q = -s * 4.394 / w
+        b = np.exp(np.clip(q * mid, -700, 700))
+        out.append(np.array([lo, (hi - lo) * b ** (-p), p, b, q]))
+    return out
+
+
+def _hill_starts(x, y):
+    """d + a / (g + |x|^n): top d (large x), bottom d + a / g (small x), g = x50^n."""
+    if not (np.all(x > 0) or np.all(x < 0)):
+        return []
+    ax = np.abs(x)
+    xs, ys = _sorted_smooth(np.log(ax), y)
+    k = max(1, ys.size // 10)
+    y_small, y_large = float(np.mean(ys[:k])), float(np.mean(ys[-k:]))
+    x50 = math.exp(_crossing(xs, ys, (y_small + y_large) / 2))
+    out = []
+    for n in (1.0, 2.0, 4.0):
+        g = x50**n
+        out.append(np.array([y_large, (y_small - y_large) * g, g, n]))
+    return out
+
+
+def _periodogram(x, y, top: int = 3) -> list[tuple[float, float, float]]:
+    """(omega, amplitude, phase) of the ``top`` strongest frequencies of y - mean(y) on unevenly
+    spaced x: |sum (y - ybar) e^(-i omega x)|, omega up to the mean spacing's Nyquist frequency."""
+    span = float(np.ptp(x))
+    if span <= 0 or x.size < 8:
+        return []
+    r = y - np.mean(y)
+    omegas = np.linspace(0.5, x.size / 2, 4 * x.size) * (2 * math.pi / span)
+    S = np.exp(-1j * np.outer(omegas, x)) @ r
+    power = np.abs(S)
+    out = []
+    for i in np.argsort(-power):
+        if all(abs(omegas[i] - o) > 2 * math.pi / span for o, _, _ in out):
+            out.append((float(omegas[i]), float(2 * power[i] / x.size), float(np.angle(S[i]))))
+        if len(out) >= top:
+            break
+    return out
+
+
+def _damped_starts(x, y):
+    span = max(float(np.ptp(x)), 1e-300)
+    out = []
+    for w, amp, phase in _periodogram(x, y):
+        for g in (0.0, 1.0 / span, 4.0 / span):
+            a = amp * math.exp(min(g * float(np.min(x)), 700)) * (1 + g * span / 2)
+            out.append(np.array([float(np.mean(y)), a, -g, w, phase]))
+    return out
+
+
+# ------------------------------------------------------------------ textbook forms
+
+def _gaussian_params(c):
+    d, a, q, m = c
+    return None if q >= 0 else {"amplitude": a, "center": -m, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
+
+
+def _gaussian_text(p, x):
+    return _plus(_times(p["amplitude"], f"exp(-{_shifted(x, p['center'])}**2/(2*{shortest(p['sigma'])}**2))"),
+                 p["offset"])
+
+
+def _lorentzian_params(c):
+    d, a, g, m = c
+    return None if g <= 0 else {"amplitude": a / g, "center": -m, "gamma": math.sqrt(g), "offset": d}
+
+
+def _lorentzian_text(p, x):
+    return _plus(f"{shortest(p['amplitude'])}/(1 + ({_shifted(x, p['center']).strip('()')})**2/"
+                 f"{shortest(p['gamma'])}**2)" if p["center"] else
+                 f"{shortest(p['amplitude'])}/(1 + {x}**2/{shortest(p['gamma'])}**2)", p["offset"])
+
+
+def _lorentzian_raw_params(c):
+    d, a, g, m = c
+    return {"a": a, "g": g, "center": -m, "offset": d}
+
+
+def _lorentzian_raw_text(p, x):
+    return _plus(f"{shortest(p['a'])}/({_shifted(x, p['center'])}**2 + {shortest(p['g'])})".replace("+ -", "- "),
+                 p["offset"])
+
+
+def _voigt_params(c):
+    d, a, g, m1, b, q, m2 = c
+    if g <= 0 or q >= 0:
+        return None
+    return {"lorentz_amplitude": a / g, "lorentz_center": -m1, "gamma": math.sqrt(g),
+            "gauss_amplitude": b, "gauss_center": -m2, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
+
+
+def _voigt_text(p, x):
+    lor = f"{shortest(p['lorentz_amplitude'])}/(1 + {_shifted(x, p['lorentz_center'])}**2/{shortest(p['gamma'])}**2)"
+    gau = _times(p["gauss_amplitude"], f"exp(-{_shifted(x, p['gauss_center'])}**2/(2*{shortest(p['sigma'])}**2))")
+    return _plus(f"{lor} + {gau}".replace("+ -", "- "), p["offset"])
+
+
+def _odd(c):
+    """(d, a, k, m) of d + a f(k (x + m)) for an odd f, with k > 0 (f(-u) = -f(u))."""
+    d, a, k, m = c
+    return (d, -a, -k, m) if k < 0 else (d, a, k, m)
+
+
+def _logistic_params(c):
+    d, a, k, m = _odd(c)
+    return {"L": 2 * a, "k": 2 * k, "x0": -m, "offset": d - a}
+
+
+def _logistic_text(p, x):
+    return _plus(f"{shortest(p['L'])}/(1 + exp({_times(-p['k'], _shifted(x, p['x0']))}))", p["offset"])
+
+
+def _logistic_b_params(c):
+    d, a, k, m = _odd(c)
+    if abs(2 * k * m) > 700:
+        return None
+    return {"L": 2 * a, "B": math.exp(-2 * k * m), "k": 2 * k, "offset": d - a}
+
+
+def _logistic_b_text(p, x):
+    return _plus(f"{shortest(p['L'])}/(1 + {_times(p['B'], 'exp(' + _times(-p['k'], x) + ')')})", p["offset"])
+
+
+def _tanh_params(c):
+    d, a, k, m = _odd(c)
+    return {"amplitude": a, "k": k, "x0": -m, "offset": d}
+
+
+def _tanh_text(p, x):
+    return _plus(_times(p["amplitude"], f"tanh({_times(p['k'], _shifted(x, p['x0']))})"), p["offset"])
+
+
+def _erf_params(c):
+    d, a, k, m = _odd(c)
+    return {"amplitude": a, "center": -m, "sigma": 1 / (math.sqrt(2) * abs(k)) if k else math.inf, "k": k,
+            "offset": d}
+
+
+def _erf_text(p, x):
+    return _plus(_times(p["amplitude"], f"erf({_times(p['k'], _shifted(x, p['center']))})"), p["offset"])
+
+
+def _gompertz_params(c):
+    d, a, nb, nk = c
+    return {"A": a, "b": -nb, "k": -nk, "offset": d}
+
+
+def _gompertz_text(p, x):
+    return _plus(_times(p["A"], f"exp({_times(-p['b'], 'exp(' + _times(-p['k'], x) + ')')})"), p["offset"])
+
+
+def _richards_params(c):
+    d, a, pw, b, q = c
+    if b <= 0 or pw == 0:
+        return None
+    return {"L": a * b**pw, "nu": -1 / pw, "B": 1 / b, "k": -q, "offset": d}
+
+
+def _richards_text(p, x):
+    inner = f"(1 + {_times(p['B'], 'exp(' + _times(-p['k'], x) + ')')})"
+    return _plus(_times(p["L"], _power(inner, -1 / p["nu"])), p["offset"])
+
+
+def _richards_x0_params(c):
+    d, a, pw, b, q = c
+    if b <= 0 or pw == 0 or q == 0 or (-1 / pw) <= 0:
+        return None
+    nu = -1 / pw
+    return {"L": a * b**pw, "nu": nu, "k": -q, "x0": math.log(1 / (b * nu)) / -q, "offset": d}
+
+
+def _richards_x0_text(p, x):
+    inner = f"(1 + {_times(p['nu'], 'exp(' + _times(-p['k'], _shifted(x, p['x0'])) + ')')})"
+    return _plus(f"{shortest(p['L'])}/{_power(inner, 1 / p['nu'])}", p["offset"])
+
+
+def _hill_params(c):
+    d, a, g, n = c
+    if g == 0:
+        return None
+    return {"top": -a / g, "bottom": d + a / g, "K": g, "n": n}
+
+
+def _hill_text(p, x):
+    xn = _power(x, p["n"])
+    return _plus(_times(p["top"], f"{xn}/({shortest(p['K'])} + {xn})"), p["bottom"])
+
+
+def _hill_ec50_params(c):
+    d, a, g, n = c
+    if g <= 0 or n == 0:
+        return None
+    return {"top": -a / g, "bottom": d + a / g, "ec50": g ** (1 / n), "n": n}
+
+
+def _hill_ec50_text(p, x):
+    xn = _power(x, p["n"])
+    return _plus(_times(p["top"], f"{xn}/({_power(shortest(p['ec50']), p['n'])} + {xn})"), p["bottom"])
+
+
+def _four_pl_params(c):
+    d, a, g, n = c
+    return None if g == 0 else {"bottom": d, "span": a / g, "b": 1 / g, "n": n}
+
+
+def _four_pl_text(p, x):
+    return _plus(f"{shortest(p['span'])}/(1 + {_times(p['b'], _power(x, p['n']))})", p["bottom"])
+
+
+def _damped_params(c, positive: bool = True):
+    d, a, ng, w, ph = c
+    if w < 0:  # cos(-u) = cos(u)
+        w, ph = -w, -ph
+    if a < 0 and positive:  # -cos(u) = cos(u + pi)
+        a, ph = -a, ph + math.pi
+    ph = ph - 2 * math.pi * round(ph / (2 * math.pi))
+    return {"A": a, "gamma": -ng, "omega": w, "phase": ph, "offset": d}
+
+
+def _damped_signed_params(c):
+    return _damped_params(c, positive=False)
+
+
+def _damped_text(p, x):
+    decay = f"exp({_times(-p['gamma'], x)})*" if shortest(p["gamma"]) != "0" else ""
+    wx = _times(p["omega"], x)
+    ph = pi_multiple(p["phase"], 1e-9) if p["phase"] else None
+    phase = _plus(wx, p["phase"]) if ph is None else f"{wx} - {-ph}" if ph.could_extract_minus_sign() else f"{wx} + {ph}"
+    return _plus(_times(p["A"], f"{decay}cos({phase})"), p["offset"])
+
+
+_PEAK = "mul(c, exp(mul(c, pow2(add({x}, c)))))"
+_LORENTZ = "div(c, add(c, pow2(add({x}, c))))"
+FAMILIES = (
+    Family("gaussian", f"add(c, {_PEAK})", _gaussian_starts, (Rendering(_gaussian_params, _gaussian_text),)),
+    Family("lorentzian", f"add(c, {_LORENTZ})", _lorentzian_starts,
+           (Rendering(_lorentzian_params, _lorentzian_text), Rendering(_lorentzian_raw_params, _lorentzian_raw_text))),
+    Family("pseudo_voigt", f"add(c, add({_LORENTZ}, {_PEAK}))", _voigt_starts, (Rendering(_voigt_params, _voigt_text),)),
+    Family("logistic", "add(c, mul(c, tanh(mul(c, add({x}, c)))))", _tanh_starts,
+           (Rendering(_logistic_params, _logistic_text), Rendering(_logistic_b_params, _logistic_b_text),
+            Rendering(_tanh_params, _tanh_text))),
+    Family("erf_step", "add(c, mul(c, erf(mul(c, add({x}, c)))))", _erf_starts, (Rendering(_erf_params, _erf_text),)),
+    Family("gompertz", "add(c, mul(c, exp(mul(c, exp(mul(c, {x}))))))", _gompertz_starts,
+           (Rendering(_gompertz_params, _gompertz_text),)),
+    Family("richards", "add(c, mul(c, exp(mul(c, log(add(c, exp(mul(c, {x}))))))))", _richards_starts,
+           (Rendering(_richards_params, _richards_text), Rendering(_richards_x0_params, _richards_x0_text))),
+    Family("hill", "add(c, div(c, add(c, exp(mul(c, log({x}))))))", _hill_starts,
+           (Rendering(_hill_params, _hill_text), Rendering(_hill_ec50_params, _hill_ec50_text),
+            Rendering(_four_pl_params, _four_pl_text))),
+    Family("damped_oscillation", "add(c, mul(mul(c, exp(mul(c, {x}))), cos(add(mul(c, {x}), c))))", _damped_starts,
+           (Rendering(_damped_params, _damped_text), Rendering(_damped_signed_params, _damped_text))),
+)
+"""The families, in the order they are proposed."""
+
+NEEDS = ("add", "mul", "div", "exp", "log", "pow2", "cos", "tanh", "erf")
+
+
+def family_trees(X: np.ndarray, y: np.ndarray, basis, max_inputs: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(tree, start) for every family and start, on each of the first ``max_inputs`` inputs of X
+    that vary; a family whose functions the basis lacks is left out."""
+    from ..core.tree import from_string
+    from ..exceptions import NotRepresentable, SuperposError
+
+    out = []
+    for j in range(min(X.shape[1], max_inputs, basis.n_variables)):
+        x = X[:, j]
+        if np.ptp(x) <= 0 or not np.all(np.isfinite(x)):
+            continue
+        for fam in FAMILIES:
+            try:
+                tree = from_string(fam.template.format(x=basis.variables[j].name), basis)
+            except (SuperposError, NotRepresentable):
+                continue
+            try:  # a start from odd data may overflow: that start is left out
+                with np.errstate(all="ignore"):
+                    starts = [s for s in fam.starts(x, y) if np.all(np.isfinite(s))]
+            except (ArithmeticError, ValueError):
+                starts = []
+            out += [(tree, s) for s in starts]
+    return out
+
+
+def recognise(tree: np.ndarray, basis) -> tuple[Family, int] | None:
+    """(family, input index) when ``tree`` is a family's template over one input, else None."""
+    from ..core.tree import from_string
+    from ..exceptions import NotRepresentable, SuperposError
+
+    tree = np.asarray(tree)
+    for j in range(basis.n_variables):
+        for fam in FAMILIES:
+            try:
+                t = from_string(fam.template.format(x=basis.variables[j].name), basis)
+            except (SuperposError, NotRepresentable):
+                continue
+            if t.size == tree.size and np.array_equal(t, tree):
+                return fam, j
+    return None
+
+
+_LEVELS = ("offset", "bottom")
+"""Additive parameters: below 1e-7 of the target's scale they are written as 0 (an offset of
+5e-8 beside a plateau of 120 is the data's rounding)."""
+
+
+def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> tuple[str, dict] | None:
+    """The family's formula in the textbook form whose parameters are the shortest numbers, and
+    those parameters; None when no form applies. ``scale``: the target's largest |value|."""
+    c = [float(v) for v in constants]
+    best = None
+    for r in fam.renderings:
+        try:
+            p = r.params(c)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            p = None
+        if p is None or not all(np.isfinite(v) for v in p.values()):
+            continue
+        p = {k: 0.0 if k in _LEVELS and abs(v) <= 1e-7 * scale else v for k, v in p.items()}
+        cost = sum(_digits(v) for v in p.values())
+        if best is None or cost < best[0]:
+            best = (cost, r.text(p, x), p)
+    return None if best is None else (best[1], {k: float(f"{v:.12g}") for k, v in best[2].items()})

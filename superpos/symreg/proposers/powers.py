@@ -1,0 +1,80 @@
+"""Power laws with fitted exponents (source ``powers``): c x1^a1 ... xk^ak over the inputs of one
+sign (no zeros), and over each of them c x^a, c x^a e^(b x) and c x^a e^(b / x) (a power law
+with a cut-off, a gamma-shaped response, thermionic emission), the exponents free (|x|^a =
+exp(a log|x|) in the tree), started from the least-squares line of log|y| on the log|x_i| of
+the fitting points and refined by least squares on y itself. Run after the structure model,
+whose trees of the same power (2 x, x^2) are shorter than exp(a log x), and even after an exact
+candidate."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..candidates import Candidate
+from ..engine import Search
+from ...core.tree import from_string
+
+__all__ = ["PowersProposer", "power_trees"]
+
+
+def _one_sign(v: np.ndarray) -> bool:
+    return bool(np.all(v > 0) or np.all(v < 0))
+
+
+_SIGNED = 0.8
+"""A power law is proposed where at least this share of the targets has one sign (noise may
+push the smallest values of a positive law below zero); its start is found on those."""
+
+
+def power_trees(X: np.ndarray, y: np.ndarray, basis) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(tree, start) of the power law over all inputs of one sign and over each alone, and of the
+    power law times an exponential of x or 1/x over each; none where fewer than 80 % of the
+    targets share a sign, or the basis lacks mul, exp, log or c. The start: least squares of
+    log|y| on the points of the common sign."""
+    sign = 1.0 if np.mean(y > 0) >= np.mean(y < 0) else -1.0
+    keep = sign * y > 0
+    if not (np.mean(keep) >= _SIGNED and keep.sum() >= 4 and all(basis.has(n) for n in ("mul", "exp", "log"))
+            and basis.constant >= 0):
+        return []
+    cols = [j for j in range(min(X.shape[1], basis.n_variables)) if _one_sign(X[:, j]) and np.ptp(X[:, j]) > 0]
+    groups = [cols] + ([[j] for j in cols] if len(cols) > 1 else [])
+    out = []
+    X, y = X[keep], y[keep]
+    ly = np.log(np.abs(y))
+    for g in groups if cols else []:
+        A = np.column_stack([np.ones(y.size)] + [np.log(np.abs(X[:, j])) for j in g])
+        coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+        if not np.all(np.isfinite(coef)):
+            continue
+        text = f"exp(mul(c, log({basis.variables[g[-1]].name})))"
+        for j in reversed(g[:-1]):
+            text = f"mul(exp(mul(c, log({basis.variables[j].name}))), {text})"
+        start = np.concatenate([[sign * np.exp(np.clip(coef[0], -700, 700))], coef[1:]])
+        out.append((from_string(f"mul(c, {text})", basis), start))
+    for j in cols:  # c x^a e^(b x) (gamma-shaped, a power law with a cut-off) and c x^a e^(b / x)
+        x = X[:, j]
+        name = basis.variables[j].name
+        for extra, text in ((x, f"exp(mul(c, {name}))"), (1.0 / x, f"exp(div(c, {name}))")):
+            A = np.column_stack([np.ones(y.size), np.log(np.abs(x)), extra])
+            coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+            if np.all(np.isfinite(coef)):
+                start = np.array([sign * np.exp(np.clip(coef[0], -700, 700)), coef[1], coef[2]])
+                out.append((from_string(f"mul(c, mul(exp(mul(c, log({name}))), {text}))", basis), start))
+    return out
+
+
+class PowersProposer:
+    """After the model, and even after an exact candidate: a few fits, and an exact candidate
+    may be a long twin of the power law (x^3 (0.0017 log(sqrt x + 0.77) + 0.0115) for
+    0.0123 x^3.05), which the shorter law then beats in the tie rule."""
+
+    name = "powers"
+    after_exact = True
+
+    def applies(self, search: Search) -> bool:
+        return search.points.fit.size >= 4
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        p = search.points
+        found = power_trees(p.X[p.fit], p.y[p.fit], search.work)
+        return search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
+                          scores=search.floor(pool), first_rank=len(pool), full=True)
