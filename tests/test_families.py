@@ -123,7 +123,8 @@ def test_power_laws_take_inputs_of_one_sign_only(shipped):
     found = power_trees(X, np.linspace(1, 3, 50), work)
     used = {int(v) for t, _ in found for v in t if work.functions[v].kind == "variable"}
     assert used == {work.index("x1")}  # x2 has both signs, x3 a zero
-    assert power_trees(X, np.linspace(-1, 1, 50), work) == []  # y of both signs (half each): no power law
+    assert power_trees(X, np.zeros(50), work) == []  # no sign: no power law
+    assert len(power_trees(X, np.linspace(-1, 1, 50), work)) == 3  # started from the larger positive values
     X1 = np.linspace(1, 3, 40)[:, None]
     s = Search.start(X1, 2 * X1[:, 0] ** 0.45, shipped, FormulaSettings(random_state=0), np.random.default_rng(0), 7,
                      chosen(None), REGISTRY)

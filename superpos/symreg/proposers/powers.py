@@ -20,20 +20,16 @@ def _one_sign(v: np.ndarray) -> bool:
     return bool(np.all(v > 0) or np.all(v < 0))
 
 
-_SIGNED = 0.8
-"""A power law is proposed where at least this share of the targets has one sign (noise may
-push the smallest values of a positive law below zero); its start is found on those."""
-
-
 def power_trees(X: np.ndarray, y: np.ndarray, basis) -> list[tuple[np.ndarray, np.ndarray]]:
     """(tree, start) of the power law over all inputs of one sign and over each alone, and of the
-    power law times an exponential of x or 1/x over each; none where fewer than 80 % of the
-    targets share a sign, or the basis lacks mul, exp, log or c. The start: least squares of
-    log|y| on the points of the common sign."""
-    sign = 1.0 if np.mean(y > 0) >= np.mean(y < 0) else -1.0
-    keep = sign * y > 0
-    if not (np.mean(keep) >= _SIGNED and keep.sum() >= 4 and all(basis.has(n) for n in ("mul", "exp", "log"))
-            and basis.constant >= 0):
+    power law times an exponential of x or 1/x over each; none where the basis lacks mul, exp,
+    log or c. The start: least squares of log|y| on the points of the targets' common sign whose
+    |y| is at least the median there (where noise of a fixed size leaves the small values of a
+    law spanning decades, and their signs, to chance, the large ones still follow the law)."""
+    sign = 1.0 if np.sum(y > 0) >= np.sum(y < 0) else -1.0
+    same = sign * y > 0
+    keep = same & (np.abs(y) >= np.median(np.abs(y[same]))) if same.any() else same
+    if not (keep.sum() >= 4 and all(basis.has(n) for n in ("mul", "exp", "log")) and basis.constant >= 0):
         return []
     cols = [j for j in range(min(X.shape[1], basis.n_variables)) if _one_sign(X[:, j]) and np.ptp(X[:, j]) > 0]
     groups = [cols] + ([[j] for j in cols] if len(cols) > 1 else [])
