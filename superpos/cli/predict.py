@@ -41,7 +41,7 @@ def predict(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
-                                            "(default: all): model, reductions, baselines, powers, families, sums, laws"),
+                                            "(default: all): model, powers, families, search, reductions, baselines, sums, laws"),
     precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
                                   "digits written in the file), float64, or a number such as 5e-4"),
 ) -> None:

@@ -120,7 +120,8 @@ class Search:
     ``basis`` (the model's functions over the data's inputs), ``work`` (``basis`` and the
     functions of the laws: every pooled tree is over it), ``settings``, ``seed``, ``effort``,
     ``clock``, ``proposers`` (the registry's entries this search runs), ``depth`` (0 for the
-    user's data, +1 per :meth:`solve`) and ``registry`` (every proposer, for :meth:`solve`)."""
+    user's data, +1 per :meth:`solve`), ``registry`` (every proposer, for :meth:`solve`) and
+    ``notes``."""
 
     points: Points
     shown: np.ndarray
@@ -134,6 +135,9 @@ class Search:
     proposers: tuple = ()
     depth: int = 0
     registry: tuple = ()
+    notes: dict = field(default_factory=dict, repr=False)
+    """What one proposer leaves for a later one of the same search (the model's decoded views
+    for local search); each search, :meth:`solve`'s included, has its own."""
 
     @classmethod
     def start(cls, X: np.ndarray, y: np.ndarray, model: StructureModel, settings: FormulaSettings,
@@ -271,7 +275,8 @@ class Search:
         basis = self.model.basis_ if basis is None else basis
         sub = replace(self, points=Points(X, y, self.points.fit, self.points.val, self.points.folds),
                       basis=basis, work=basis, effort=self.effort.share(share),
-                      proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1)
+                      proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1,
+                      notes={})
         return run_proposers(sub)
 
 

@@ -8,15 +8,15 @@ from ...exceptions import SuperposError
 from .baselines import BaselinesProposer
 from .families import FamiliesProposer
 from .laws import LawsProposer
-from .model import ModelProposer, propose_skeletons
+from .model import ModelProposer, SearchProposer, propose_skeletons
 from .powers import PowersProposer
 from .reductions import ReductionsProposer
 from .sums import SumsProposer
 
 __all__ = ["REGISTRY", "PROPOSER_NAMES", "chosen", "propose_skeletons"]
 
-REGISTRY = (ModelProposer(), PowersProposer(), ReductionsProposer(), BaselinesProposer(), FamiliesProposer(),
-            SumsProposer(), LawsProposer())
+REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
+            BaselinesProposer(), SumsProposer(), LawsProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 

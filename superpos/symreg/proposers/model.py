@@ -1,6 +1,8 @@
-"""The structure model's candidates: decoded skeletons (source ``model``) and the trees local
-search reaches from them (source ``search``), from up to three views of the data; data with
-more inputs than the model knows are searched on the inputs most related to y."""
+"""The structure model's candidates: decoded skeletons (proposer and source ``model``), from up
+to three views of the data, and the trees local search reaches from them (proposer and source
+``search``), run after the cheaper proposers of fixed forms (powers, families) so that an exact
+power law or lab curve spares it; data with more inputs than the model knows are searched on
+the inputs most related to y."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,13 +16,17 @@ from ..search import local_search
 from ..selection import rank_candidates
 from ..settings import FormulaSettings
 
-__all__ = ["ModelProposer", "propose_skeletons"]
+__all__ = ["ModelProposer", "SearchProposer", "propose_skeletons"]
+
+_VIEWS = "model views"
+"""The key of :attr:`Search.notes` under which the model proposer leaves its views."""
 
 
 class ModelProposer:
-    """Decoded skeletons and local search (:func:`model_candidates`); on data wider than the
-    model, the same on the inputs most related to y (:func:`~superpos.symreg.inputs.select_inputs`,
-    through :meth:`Search.solve`), the trees relabelled onto them."""
+    """Decoded skeletons (:func:`model_candidates`); on data wider than the model, the model's
+    and local search's candidates on the inputs most related to y
+    (:func:`~superpos.symreg.inputs.select_inputs`, through :meth:`Search.solve`), the trees
+    relabelled onto them."""
 
     name = "model"
     after_exact = False
@@ -33,23 +39,38 @@ class ModelProposer:
         if search.n_inputs <= k:
             return model_candidates(search)
         seen = select_inputs(search.X, search.y, k)
-        found = search.solve(search.X[:, seen], search.y, (self.name,), share=1.0)
+        found = search.solve(search.X[:, seen], search.y, (self.name, SearchProposer.name), share=1.0)
         names = tuple(search.basis.to_list())
         return [Candidate(relabel(c.tree, search.model.basis_, search.basis, seen), names, c.log_likelihood, c.rank,
                           c.constants, c.nmse_fit, c.nmse_validation, c.source) for c in found]
 
 
+class SearchProposer:
+    """Local search around the model's decoded candidates (:func:`searched_candidates`), view
+    after view, until a candidate of the pool is exact. ``after_exact``: it asks itself,
+    since an exact formula of the data far from the model's decade does not count."""
+
+    name = "search"
+    after_exact = True
+
+    def applies(self, search: Search) -> bool:
+        return bool(search.settings.search_rounds) and _VIEWS in search.notes
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        return searched_candidates(search, pool)
+
+
 def model_candidates(search: Search) -> list[Candidate]:
-    """The structure model's candidates for the search's points (over its own basis), best
-    first, from up to three views of the data: rescaled by powers of ten into the decade the
+    """The structure model's decoded candidates for the search's points (over its own basis),
+    best first, from up to three views of the data: rescaled by powers of ten into the decade the
     model knows (:mod:`~superpos.symreg.units`), which do not depend on the user's units; the
     same with the inputs whose largest magnitude falls in [0.75, 1) there ten times larger
     (1-10 is as much the model's ground: c / v in [1.85, 9.3] has its law there, not in
     [0.185, 0.93]); the data as they are, where they differ. Every view's decoded candidates
     are fitted first, so that an exact formula in any of them ends the work early and its
-    simpler twins compete (cos(x1), not sin(x1 + pi/2)); only then does local search run, view
-    after view in that order, until a formula is exact. The rescaled views' best candidates
-    are mapped back to the user's units."""
+    simpler twins compete (cos(x1), not sin(x1 + pi/2)). The rescaled views' best candidates
+    are mapped back to the user's units. The views are left in ``search.notes`` for local
+    search (:class:`SearchProposer`)."""
     points, settings, basis = search.points, search.settings, search.model.basis_
     kx, ky = search.decade()
     top = np.abs(points.X).max(axis=0) / 10.0**kx
@@ -74,20 +95,34 @@ def model_candidates(search: Search) -> list[Candidate]:
     raw_far = not (views[-1][0].any() or views[-1][1]) and len(views) > 1 and \
         not (np.all(np.abs(kx) <= 1) and abs(ky) <= 1)
     trusted = search.merge([], [c for m in mapped[:-1] for c in m]) if raw_far else []
-    if settings.search_rounds:
-        bonus = search.model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
-        for sx, sy, scaled, found, L in views:
-            if search.exact(trusted if raw_far else cands) or search.effort.exhausted():
-                break
-            grown = local_search(found, L + bonus, basis, scaled, settings, search.seed)
-            search.effort.spend(max(0, len(grown) - len(found)))
-            grown = [c if c.source else _sourced(c, "search") for c in grown]
-            searched = search.in_user_units(grown[:settings.refit_top] if sx.any() or sy else grown, basis, sx, sy,
-                                            len(cands))
-            cands = search.merge(cands, searched)
-            trusted = search.merge(trusted, searched) if raw_far else trusted
-        search.clock.lap("fit_candidates")
+    search.notes[_VIEWS] = (views, raw_far, trusted)
     return cands
+
+
+def searched_candidates(search: Search, pool: list[Candidate]) -> list[Candidate]:
+    """Local search from each view's decoded candidates (left by :func:`model_candidates`), in
+    order, until the pool holds an exact formula (of the trusted views, where the data as they
+    are lie far from the model's decade): the trees reached, in the user's units."""
+    views, raw_far, trusted = search.notes[_VIEWS]
+    settings, basis = search.settings, search.model.basis_
+    bonus = search.model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
+    # proposers of fixed forms that ran in between count for the exact test, as the model's own
+    trusted = search.merge(trusted, [c for c in pool if c.source not in ("model", "search")]) if raw_far else trusted
+    cands = pool
+    out: list[Candidate] = []
+    for sx, sy, scaled, found, L in views:
+        if search.exact(trusted if raw_far else cands) or search.effort.exhausted():
+            break
+        grown = local_search(found, L + bonus, basis, scaled, settings, search.seed)
+        search.effort.spend(max(0, len(grown) - len(found)))
+        grown = [c if c.source else _sourced(c, "search") for c in grown]
+        searched = search.in_user_units(grown[:settings.refit_top] if sx.any() or sy else grown, basis, sx, sy,
+                                        len(cands))
+        cands = search.merge(cands, searched)
+        out += searched
+        trusted = search.merge(trusted, searched) if raw_far else trusted
+    search.clock.lap("fit_candidates")
+    return out
 
 
 def _worth_mapping(search: Search, found: list[Candidate]) -> list[Candidate]:

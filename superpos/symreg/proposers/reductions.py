@@ -41,7 +41,7 @@ class ReductionsProposer:
                 Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
             if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
                 continue
-            found = search.solve(Z, rest, ("model",), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
+            found = search.solve(Z, rest, ("model", "search"), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
             pairs = [(c, red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
                      if np.all(np.isfinite(c.constants))]
             pairs = [(_as(c, "reduction"), m) for c, m in pairs]
