@@ -72,5 +72,8 @@ class PowersProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
         found = power_trees(p.X[p.fit], p.y[p.fit], search.work)
+        simplest = min((t.size + int(np.sum(t == search.work.constant)) for t, _ in found), default=0)
+        if search.exact(pool) and pool[0].complexity <= simplest:  # no power law can be a shorter twin
+            return []
         return search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
                           scores=search.floor(pool), first_rank=len(pool), full=True)
