@@ -20,6 +20,7 @@ import sympy
 from ..core.basis import Basis
 from ..core.formula import parse_formula
 from ..core.symbolic import to_sympy
+from ..core.timecap import CapExceeded, cap_available, capped
 from ..exceptions import SuperposError
 from .extrapolation import beyond_box, scored_r2
 from ..symreg.render import simplify_capped
@@ -349,7 +350,11 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
     out = simplify_capped(cheap, seconds)
     if out == 0:
         return True
-    if simplify_capped(sympy.expand_trig(out), seconds) == 0:
+    try:  # expand_trig writes sin(628 x) as a polynomial of degree 628: capped too
+        trig = capped(lambda: sympy.expand_trig(out), seconds) if cap_available(seconds) else out
+    except CapExceeded:
+        trig = out
+    if simplify_capped(trig, seconds) == 0:
         return True
     # radicals sympy does not combine (sqrt(a / b) against 1 / sqrt(c)): equal squares and,
     # on the domain, equal signs
