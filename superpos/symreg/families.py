@@ -273,9 +273,8 @@ def _lorentzian_params(c):
 
 
 def _lorentzian_text(p, x):
-    return _plus(f"{shortest(p['amplitude'])}/(1 + ({_shifted(x, p['center']).strip('()')})**2/"
-                 f"{shortest(p['gamma'])}**2)" if p["center"] else
-                 f"{shortest(p['amplitude'])}/(1 + {x}**2/{shortest(p['gamma'])}**2)", p["offset"])
+    return _plus(f"{shortest(p['amplitude'])}/(1 + {_shifted(x, p['center'])}**2/{shortest(p['gamma'])}**2)",
+                 p["offset"])
 
 
 def _lorentzian_raw_params(c):
