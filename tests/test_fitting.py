@@ -14,7 +14,8 @@ from superpos.core.tree import evaluate, from_string, subtree_ends
 from superpos.structure.prior import sample_tree
 from superpos.symreg.candidates import (Candidate, Points, fit_candidates, skeleton_key, structural_hashes, structural_key,
                                        unique_trees)
-from superpos.symreg.fitting import refit_constants, snap_constants
+from superpos.symreg.fitting import refit_constants
+from superpos.symreg.snapping import snap_constants
 from superpos.symreg.render import round_constants, simplify_capped
 from superpos.symreg.selection import selection_order
 from superpos.symreg.settings import FormulaSettings

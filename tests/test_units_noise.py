@@ -8,7 +8,8 @@ import sympy
 from superpos import Basis
 from superpos.core.tree import evaluate, from_string
 from superpos.symreg.candidates import Candidate, Points
-from superpos.symreg.fitting import fit_many, snap_constants
+from superpos.symreg.fitting import fit_many
+from superpos.symreg.snapping import snap_constants
 from superpos.symreg.uncertainty import pareto_front, standard_errors, structure_confidence
 from superpos.symreg.units import decade_scales, to_user_units
 
@@ -144,8 +145,10 @@ def test_noisy_constants_snap_within_the_noise_and_exact_ones_do_not_move():
     (fitted, _, _), = fit_many([t], B2, X, y, init=[[1.9, 0.6]], random_state=0)
     assert not np.allclose(fitted, [2.0, 0.5], rtol=1e-5, atol=0)  # the noise moves them
     assert np.abs(snap_constants(t, B2, X, y, fitted)).tolist() == [2.0, 0.5]  # or the mirror (-2, -0.5)
-    # a constant far outside its standard error stays
-    assert snap_constants(t, B2, X, y, [2.3, 0.5])[0] == 2.3
+    # a law whose amplitude is 2.3: neither 2 nor 7/3 (simpler to write, 1.4 % away) is within the noise
+    y23 = 1.15 * y
+    (fitted, _, _), = fit_many([t], B2, X, y23, init=[[2.2, 0.6]], random_state=0)
+    assert np.abs(snap_constants(t, B2, X, y23, fitted)).tolist() == [2.3, 0.5]
     exact = 2.0 * np.sin(0.5004 * X[:, 0])
     assert snap_constants(t, B2, X, exact, [2.0, 0.5004]).tolist() == [2.0, 0.5004]
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
 from ..core.basis import Basis
+from ..core.constants import number_code
 from ..core.tree import evaluate
 from .candidates import Candidate
+from .fitting import jacobian
 
 __all__ = ["CodeLength", "code_length", "number_code", "structure_code"]
 
@@ -45,24 +46,6 @@ class CodeLength:
     @property
     def total(self) -> float:
         return self.data + self.constants + self.structure
-
-
-def number_code(q: float) -> float | None:
-    """Nats to write a simple number q (an integer or short fraction, one of them times pi, a
-    decimal of 1-3 significant digits); None when q is none of them (a free constant)."""
-    if q == 0:
-        return math.log(2)
-    if not math.isfinite(q):
-        return None
-    for factor, extra in ((1.0, 0.0), (math.pi, math.log(2))):
-        fr = Fraction(q / factor).limit_denominator(12)
-        if abs(float(fr) * factor - q) <= 1e-12 * max(1.0, abs(q)) and abs(fr.numerator) <= 10**6:
-            return math.log(2) + math.log1p(abs(fr.numerator)) + math.log(fr.denominator) + extra
-    for d in (1, 2, 3):
-        if float(f"{q:.{d}g}") == q:
-            e = int(math.floor(math.log10(abs(q))))
-            return math.log(2) + d * math.log(10) + math.log1p(abs(e))
-    return None
 
 
 def structure_code(c: Candidate, model_scored: bool) -> float:
@@ -101,14 +84,7 @@ def code_length(c: Candidate, fitted: np.ndarray, snapped: np.ndarray, basis: Ba
 
 def _fisher_diagonal(tree, basis: Basis, X: np.ndarray, constants: np.ndarray, which: list[int]) -> np.ndarray:
     """diag(J^T J) for the constants ``which``, J the finite-difference Jacobian of the values."""
-    c = np.asarray(constants, dtype=np.float64)
-    out = np.empty(len(which))
+    J = jacobian(lambda v: evaluate(tree, basis, X, v), np.asarray(constants, dtype=np.float64), which)
     with np.errstate(all="ignore"):
-        f0 = evaluate(tree, basis, X, c)
-        for k, j in enumerate(which):
-            h = 1e-6 * (1.0 + abs(c[j]))
-            d = c.copy()
-            d[j] += h
-            g = (evaluate(tree, basis, X, d) - f0) / h
-            out[k] = float(g @ g)
+        out = np.sum(J * J, axis=0)
     return np.where(np.isfinite(out), out, np.inf)

@@ -32,10 +32,14 @@ __all__ = ["Family", "FAMILIES", "family_trees", "recognise", "textbook", "short
 @dataclass(frozen=True)
 class Rendering:
     """One textbook form: ``params(constants) -> {name: value}`` (None when the constants do not
-    make this form: a Gaussian needs a negative curvature) and ``text(values, x) -> str``."""
+    make this form: a Gaussian needs a negative curvature), ``text(values, x) -> str`` and
+    ``inverse({name: value} for the names in free) -> constants`` (the snapping of parameters,
+    :func:`~superpos.symreg.snapping.snap_parameters`; None: this form's parameters do not snap)."""
 
     params: Callable[[np.ndarray], dict | None]
     text: Callable[[dict, str], str]
+    free: tuple = ()
+    inverse: Callable[[dict], list] | None = None
 
 
 @dataclass(frozen=True)
@@ -278,24 +282,52 @@ def _damped_text(p, x):
 
 _PEAK = "mul(c, exp(mul(c, pow2(add({x}, c)))))"
 _LORENTZ = "div(c, add(c, pow2(add({x}, c))))"
+_DAMPED = (("A", "gamma", "omega", "phase", "offset"),
+           lambda p: [p["offset"], p["A"], -p["gamma"], p["omega"], p["phase"]])
 FAMILIES = (
-    Family("gaussian", f"add(c, {_PEAK})", gaussian_starts, (Rendering(_gaussian_params, _gaussian_text),)),
+    Family("gaussian", f"add(c, {_PEAK})", gaussian_starts,
+           (Rendering(_gaussian_params, _gaussian_text, ("amplitude", "center", "sigma", "offset"),
+                      lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["center"]]),)),
     Family("lorentzian", f"add(c, {_LORENTZ})", lorentzian_starts,
-           (Rendering(_lorentzian_params, _lorentzian_text), Rendering(_lorentzian_raw_params, _lorentzian_raw_text))),
-    Family("pseudo_voigt", f"add(c, add({_LORENTZ}, {_PEAK}))", voigt_starts, (Rendering(_voigt_params, _voigt_text),)),
+           (Rendering(_lorentzian_params, _lorentzian_text, ("amplitude", "center", "gamma", "offset"),
+                      lambda p: [p["offset"], p["amplitude"] * p["gamma"] ** 2, p["gamma"] ** 2, -p["center"]]),
+            Rendering(_lorentzian_raw_params, _lorentzian_raw_text, ("a", "g", "center", "offset"),
+                      lambda p: [p["offset"], p["a"], p["g"], -p["center"]]))),
+    Family("pseudo_voigt", f"add(c, add({_LORENTZ}, {_PEAK}))", voigt_starts,
+           (Rendering(_voigt_params, _voigt_text, ("lorentz_amplitude", "lorentz_center", "gamma", "gauss_amplitude",
+                                                   "gauss_center", "sigma", "offset"),
+                      lambda p: [p["offset"], p["lorentz_amplitude"] * p["gamma"] ** 2, p["gamma"] ** 2,
+                                 -p["lorentz_center"], p["gauss_amplitude"], -1 / (2 * p["sigma"] ** 2),
+                                 -p["gauss_center"]]),)),
     Family("logistic", "add(c, mul(c, tanh(mul(c, add({x}, c)))))", tanh_starts,
-           (Rendering(_logistic_params, _logistic_text), Rendering(_logistic_b_params, _logistic_b_text),
-            Rendering(_tanh_params, _tanh_text))),
-    Family("erf_step", "add(c, mul(c, erf(mul(c, add({x}, c)))))", erf_starts, (Rendering(_erf_params, _erf_text),)),
+           (Rendering(_logistic_params, _logistic_text, ("L", "k", "x0", "offset"),
+                      lambda p: [p["offset"] + p["L"] / 2, p["L"] / 2, p["k"] / 2, -p["x0"]]),
+            Rendering(_logistic_b_params, _logistic_b_text, ("L", "B", "k", "offset"),
+                      lambda p: [p["offset"] + p["L"] / 2, p["L"] / 2, p["k"] / 2, -math.log(p["B"]) / p["k"]]),
+            Rendering(_tanh_params, _tanh_text, ("amplitude", "k", "x0", "offset"),
+                      lambda p: [p["offset"], p["amplitude"], p["k"], -p["x0"]]))),
+    Family("erf_step", "add(c, mul(c, erf(mul(c, add({x}, c)))))", erf_starts,
+           (Rendering(_erf_params, _erf_text, ("amplitude", "center", "k", "offset"),
+                      lambda p: [p["offset"], p["amplitude"], p["k"], -p["center"]]),)),
     Family("gompertz", "add(c, mul(c, exp(mul(c, exp(mul(c, {x}))))))", gompertz_starts,
-           (Rendering(_gompertz_params, _gompertz_text),)),
+           (Rendering(_gompertz_params, _gompertz_text, ("A", "b", "k", "offset"),
+                      lambda p: [p["offset"], p["A"], -p["b"], -p["k"]]),)),
     Family("richards", "add(c, mul(c, exp(mul(c, log(add(c, exp(mul(c, {x}))))))))", richards_starts,
-           (Rendering(_richards_params, _richards_text), Rendering(_richards_x0_params, _richards_x0_text))),
+           (Rendering(_richards_params, _richards_text, ("L", "nu", "B", "k", "offset"),
+                      lambda p: [p["offset"], p["L"] / (1 / p["B"]) ** (-1 / p["nu"]), -1 / p["nu"], 1 / p["B"],
+                                 -p["k"]]),
+            Rendering(_richards_x0_params, _richards_x0_text, ("L", "nu", "k", "x0", "offset"),
+                      lambda p: [p["offset"], p["L"] / (math.exp(-p["k"] * p["x0"]) / p["nu"]) ** (-1 / p["nu"]),
+                                 -1 / p["nu"], math.exp(-p["k"] * p["x0"]) / p["nu"], -p["k"]]))),
     Family("hill", "add(c, div(c, add(c, exp(mul(c, log({x}))))))", hill_starts,
-           (Rendering(_hill_params, _hill_text), Rendering(_hill_ec50_params, _hill_ec50_text),
-            Rendering(_four_pl_params, _four_pl_text))),
+           (Rendering(_hill_params, _hill_text, ("top", "bottom", "K", "n"),
+                      lambda p: [p["bottom"] + p["top"], -p["top"] * p["K"], p["K"], p["n"]]),
+            Rendering(_hill_ec50_params, _hill_ec50_text, ("top", "bottom", "ec50", "n"),
+                      lambda p: [p["bottom"] + p["top"], -p["top"] * p["ec50"] ** p["n"], p["ec50"] ** p["n"], p["n"]]),
+            Rendering(_four_pl_params, _four_pl_text, ("bottom", "span", "b", "n"),
+                      lambda p: [p["bottom"], p["span"] / p["b"], 1 / p["b"], p["n"]]))),
     Family("damped_oscillation", "add(c, mul(mul(c, exp(mul(c, {x}))), cos(add(mul(c, {x}), c))))", damped_starts,
-           (Rendering(_damped_params, _damped_text), Rendering(_damped_signed_params, _damped_text))),
+           (Rendering(_damped_params, _damped_text, *_DAMPED), Rendering(_damped_signed_params, _damped_text, *_DAMPED))),
 )
 """The families, in the order they are proposed."""
 

@@ -6,23 +6,20 @@ order. :func:`fit_many` fits many skeletons of one data set in a single compiled
 given the others (variable projection, Golub & Pereyra 1973), the rest by
 Levenberg-Marquardt from several starts; the best start wins. Overflow, NaN and domain
 errors give an infinite error: the candidate loses, nothing raises.
-:func:`refit_constants` polishes a winner's constants on all points and
-:func:`snap_constants` replaces near-rational constants by the rational when the fit does
-not suffer. The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
+:func:`refit_constants` polishes a winner's constants on all points (snapping them to simple
+values is :mod:`.snapping`'s). The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
 """
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 from ..core.basis import Basis, builtin_function
-from ..core.constants import simple_values
 from ..core.numeric import nmse
 from ..core.tree import evaluate, subtree_ends
 from ..exceptions import SuperposError
 
-__all__ = ["fit_many", "refit_constants", "snap_constants", "start_points", "noise_variance", "standard_errors"]
+__all__ = ["fit_many", "refit_constants", "start_points", "noise_variance", "standard_errors", "standard_errors_of",
+           "jacobian"]
 
 
 def start_points(n_nonlinear: int, n_starts: int, rng: np.random.Generator) -> np.ndarray:
@@ -185,116 +182,6 @@ def refit_constants(tree, basis: Basis, X, y, constants, n_starts: int, max_iter
     return new if err <= before or not np.isfinite(before) else constants
 
 
-def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5) -> np.ndarray:
-    """Replace constants by simple values (small rationals, integers beyond 10, short decimals
-    such as 1e-4, and 0) when the data cannot tell them apart.
-
-    Exact data: a value within ``rtol`` (relative) that keeps the normalised error within
-    0.1 % (or 1e-10). Noisy data: a likelihood-ratio test of the nested formula with that
-    constant fixed, Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %), with
-    sigma^2 = SSE / (n - p) of the unsnapped fit and the value within three standard errors
-    and 2 % (10 % where the formula explains 99 % of the variance; 0 needs only the three
-    standard errors: an insignificant term); simpler values are tried first, multiples of pi
-    only for constants known to 0.2 %. Constants that pass alone but not one at a time are then
-    tried together (chi-square with as many degrees of freedom). Fixing a constant at 0 drops
-    its term when sympy renders the formula (no term smaller than the noise)."""
-    y = np.asarray(y, dtype=np.float64).ravel()
-    c = np.asarray(constants, dtype=np.float64).copy()
-
-    def sse(v) -> float:
-        with np.errstate(all="ignore"):
-            r = y - evaluate(tree, basis, X, v)
-            out = float(r @ r)
-        return out if np.isfinite(out) else np.inf
-
-    cur = sse(c)
-    if not np.isfinite(cur) or not c.size:
-        return c
-    exact_tol = max(cur * 1.001, cur + 1e-10 * y.size * max(float(np.var(y)), 1e-300))
-    s2 = noise_variance(tree, basis, X, y, c)
-    se = standard_errors(tree, basis, X, y, c) if np.isfinite(s2) and s2 > 0 else np.zeros(c.size)
-    stat_tol = 3.84 * s2 if np.isfinite(s2) else 0.0
-    # a value within three standard errors, and (but for dropping an insignificant term) within
-    # 2 %: the residuals of a wrong formula would pass for noise and snap anything; 10 % where the
-    # formula explains 99 % of the variance (a law measured with noise, not a noisy table)
-    cap = 0.1 if cur <= 0.01 * float(np.sum((y - y.mean()) ** 2)) else 0.02
-    c0 = c.copy()
-
-    def plausible(j: int, q: float) -> bool:
-        return bool(np.isfinite(se[j]) and abs(q - c0[j]) <= 3.0 * se[j]
-                    and (q == 0 or abs(q - c0[j]) <= cap * abs(c0[j])))
-
-    for j in range(c.size):
-        v = c[j]
-        if not np.isfinite(v):
-            continue
-        for q in simple_values(v, max_denominator, pi=_sharp(se[j], v)):
-            close = abs(q - v) <= rtol * max(abs(v), 1e-3)
-            ok = plausible(j, q)
-            if q == v or not (close or ok):
-                continue
-            trial = c.copy()
-            trial[j] = q
-            e = sse(trial)
-            if (close and e <= exact_tol) or (ok and e - cur <= stat_tol):
-                c, cur = trial, e
-                break
-    if not (np.isfinite(s2) and s2 > 0):
-        return c
-    options = []  # per constant, the plausible values simpler than the one it has now (0.99 -> 1)
-    for j, v in enumerate(c):
-        simpler = []
-        for q in simple_values(c0[j], max_denominator, pi=_sharp(se[j], c0[j])) if np.isfinite(v) else []:
-            if q == v:
-                break
-            if plausible(j, q):
-                simpler.append(q)
-        options.append(simpler[:3])
-    return _snapped_together(c, cur, sse, options, s2)
-
-
-def _sharp(se: float, v: float) -> bool:
-    """Whether the data pin v down to 0.2 % (one standard error), the least for a multiple of
-    pi to mean more than chance: one in ten constants lies within 0.5 % of such a value, and
-    on a noisy table 0.477 would become 3/(2 pi)."""
-    return bool(np.isfinite(se) and se <= 0.002 * abs(v))
-
-
-_CHI2_95 = (3.84, 5.99, 7.81, 9.49, 11.07, 12.59, 14.07, 15.51, 16.92, 18.31)
-"""The 95 % quantiles of chi-square with 1..10 degrees of freedom."""
-
-_MAX_JOINT = 7
-"""Joint snapping moves at most this many constants (4^7 combinations at most to order, 40 ms)."""
-
-_MAX_COMBINATIONS = 256
-"""Joint snapping tries at most this many combinations, simplest first."""
-
-
-def _snapped_together(c: np.ndarray, cur: float, sse, options: list[list[float]], s2: float) -> np.ndarray:
-    """Noisy data: constants that each lie close enough to a simple value (``options[j]``, up
-    to 3, simplest first) but could not be snapped one at a time, because their errors are
-    correlated (0.99 x^4 - 0.99 x^3: either alone fixed at 1 misfits; 0.992 x^4 + 1.008 x^2
-    under 0.1 % noise), snapped together: the simplest combination of at least two that the
-    likelihood-ratio test with k moved constants accepts, Delta SSE / sigma^2 <= chi2_k(95 %)."""
-    movable = [j for j, o in enumerate(options) if o][:_MAX_JOINT]
-    if len(movable) < 2:
-        return c
-    choices = [[None] + options[j] for j in movable]  # None keeps the fitted value
-    combos = []
-    for pick in itertools.product(*[range(len(ch)) for ch in choices]):
-        moved = sum(k > 0 for k in pick)
-        if moved >= 2:
-            combos.append((sum(k if k else len(choices[i]) for i, k in enumerate(pick)), -moved, pick))
-    for _, neg_moved, pick in sorted(combos)[:_MAX_COMBINATIONS]:
-        trial = c.copy()
-        for i, k in enumerate(pick):
-            if k:
-                trial[movable[i]] = choices[i][k]
-        if sse(trial) - cur <= _CHI2_95[-neg_moved - 1] * s2:
-            return trial
-    return c
-
-
 def noise_variance(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants) -> float:
     """sigma^2 = SSE / (n - p) of the formula on (X, y): the noise variance when the formula
     is right (misfit counts as noise when it is not)."""
@@ -312,25 +199,55 @@ def standard_errors(tree, basis: Basis, X: np.ndarray, y: np.ndarray, constants)
     finite-difference Jacobian of the formula's values (the usual least-squares estimate;
     inf where a constant is not identified by the data)."""
     c = np.asarray(constants, dtype=np.float64)
-    if c.size == 0:
-        return np.zeros(0)
-    s2 = noise_variance(tree, basis, X, y, c)
+    return standard_errors_of(lambda v: evaluate(tree, basis, X, v), y, c,
+                              noise_variance(tree, basis, X, y, c) if c.size else 0.0)
+
+
+def jacobian(predict, v: np.ndarray, columns=None) -> np.ndarray:
+    """The forward-difference Jacobian of ``predict`` (values -> predictions) at v, in
+    ``columns`` of v (all by default), step 1e-6 |v_j| (1e-6 at 0: a coefficient of 6e-8 needs
+    a step of its own size, not 1e-6)."""
+    v = np.asarray(v, dtype=np.float64)
+    columns = range(v.size) if columns is None else columns
     with np.errstate(all="ignore"):
-        f0 = evaluate(tree, basis, X, c)
-        J = np.empty((y.size, c.size))
-        for j in range(c.size):
-            h = 1e-6 * (1.0 + abs(c[j]))
-            d = c.copy()
+        f0 = predict(v)
+        J = np.empty((f0.size, len(columns)))
+        for k, j in enumerate(columns):
+            h = 1e-6 * (abs(v[j]) or 1.0)
+            d = v.copy()
             d[j] += h
-            J[:, j] = (evaluate(tree, basis, X, d) - f0) / h
+            J[:, k] = (predict(d) - f0) / h
+    return J
+
+
+def standard_errors_of(predict, y: np.ndarray, v, s2: float, columns=None) -> np.ndarray:
+    """sqrt(diag(s2 (J^T J)^-1)) of the values v (those in ``columns``, the others held fixed)
+    of the model ``predict`` (values -> predictions of y); inf where not identified."""
+    v = np.asarray(v, dtype=np.float64)
+    k = v.size if columns is None else len(columns)
+    if k == 0:
+        return np.zeros(0)
+    J = jacobian(predict, v, columns)
     if not (np.all(np.isfinite(J)) and np.isfinite(s2)):
-        return np.full(c.size, np.inf)
+        return np.full(k, np.inf)
     with np.errstate(all="ignore"):
         JTJ = J.T @ J
     if not np.all(np.isfinite(JTJ)):
-        return np.full(c.size, np.inf)
+        return np.full(k, np.inf)
+    d = np.sqrt(np.diag(JTJ))
+    return _scaled_errors(JTJ, d, s2)
+
+
+def _scaled_errors(JTJ: np.ndarray, d: np.ndarray, s2: float) -> np.ndarray:
+    """sqrt(diag(s2 (J^T J)^-1)) computed on the columns scaled to unit norm (a coefficient of
+    6e-8 beside an exponent of 4: the regularisation 1e-12 must not depend on the units)."""
+    k = d.size
+    with np.errstate(all="ignore"):
+        safe = np.where(d > 0, d, 1.0)
+        C = JTJ / np.outer(safe, safe)
     try:
-        cov = s2 * np.linalg.inv(JTJ + 1e-12 * np.trace(JTJ) / c.size * np.eye(c.size))
+        inv = np.linalg.inv(C + 1e-12 * np.eye(k))
     except np.linalg.LinAlgError:
-        return np.full(c.size, np.inf)
-    return np.sqrt(np.clip(np.diag(cov), 0.0, np.inf))
+        return np.full(k, np.inf)
+    se = np.sqrt(np.clip(s2 * np.diag(inv), 0.0, np.inf)) / safe
+    return np.where(d > 0, se, np.inf)

@@ -28,7 +28,7 @@ from ..structure.shipped import load_predictor
 from .candidates import Candidate, selection_sample
 from .engine import MODEL_SCORED, Search, run_proposers
 from .families import recognise, textbook
-from .fitting import refit_constants, snap_constants
+from .fitting import refit_constants
 from .formula import Formula
 from .inputs import MAX_INPUTS, inputs_used, residual_dependence
 from .laws import baseline_trees
@@ -36,6 +36,7 @@ from .proposers import REGISTRY, chosen, propose_skeletons
 from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .selection import cross_validated_finalists, plausible, probe_points
 from .settings import FormulaSettings
+from .snapping import snap_constants, snap_parameters
 from .status import formula_status
 from .uncertainty import noise_variance, standard_errors, structure_confidence
 from .units import extreme_decades, in_data_units, readable_numbers, times_ten_power
@@ -93,7 +94,9 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     subsampled = sample.size < X.shape[0]
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
-    constants = snap_constants(win.tree, basis, X, y, constants)
+    found = recognise(win.tree, basis)
+    constants = (snap_parameters(win.tree, basis, X, y, constants, found[0]) if found
+                 else snap_constants(win.tree, basis, X, y, constants))
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, search.rtol, random_state=seed)
@@ -113,7 +116,6 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
         status = formula_status(error, search.exact_below, Xs, residuals, np.random.default_rng(seed),
                                 None if least is None else min(least, error))
     family, parameters, shown = "", {}, ""
-    found = recognise(win.tree, basis)
     rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
     if rendered is not None:
         family, (shown, parameters) = found[0].name, rendered

@@ -237,7 +237,8 @@ def mdl_order(cands: list[Candidate], basis, points: Points, cv_loss: np.ndarray
     error ``cv_loss`` (normalised) of the candidates, at least the data's precision."""
     from ..core.numeric import error_scale
     from .description import code_length
-    from .fitting import refit_constants, snap_constants
+    from .fitting import refit_constants
+    from .snapping import snap_constants
 
     X, y = points.X, points.y
     scale = error_scale(y)

@@ -25,7 +25,9 @@ def power_trees(X: np.ndarray, y: np.ndarray, basis) -> list[tuple[np.ndarray, n
     power law times an exponential of x or 1/x over each; none where the basis lacks mul, exp,
     log or c. The start: least squares of log|y| on the points of the targets' common sign whose
     |y| is at least the median there (where noise of a fixed size leaves the small values of a
-    law spanning decades, and their signs, to chance, the large ones still follow the law)."""
+    law spanning decades, and their signs, to chance, the large ones still follow the law); for
+    the products, also on the largest 10 % and 3 % (at least 2 more points than unknowns): a
+    law over 22 decades at 1 % noise keeps 4 of 200 values above the noise."""
     sign = 1.0 if np.sum(y > 0) >= np.sum(y < 0) else -1.0
     same = sign * y > 0
     keep = same & (np.abs(y) >= np.median(np.abs(y[same]))) if same.any() else same
@@ -34,18 +36,24 @@ def power_trees(X: np.ndarray, y: np.ndarray, basis) -> list[tuple[np.ndarray, n
     cols = [j for j in range(min(X.shape[1], basis.n_variables)) if _one_sign(X[:, j]) and np.ptp(X[:, j]) > 0]
     groups = [cols] + ([[j] for j in cols] if len(cols) > 1 else [])
     out = []
-    X, y = X[keep], y[keep]
-    ly = np.log(np.abs(y))
+    size = np.abs(y[same])
     for g in groups if cols else []:
-        A = np.column_stack([np.ones(y.size)] + [np.log(np.abs(X[:, j])) for j in g])
-        coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
-        if not np.all(np.isfinite(coef)):
-            continue
         text = f"exp(mul(c, log({basis.variables[g[-1]].name})))"
         for j in reversed(g[:-1]):
             text = f"mul(exp(mul(c, log({basis.variables[j].name}))), {text})"
-        start = np.concatenate([[sign * np.exp(np.clip(coef[0], -700, 700))], coef[1:]])
-        out.append((from_string(f"mul(c, {text})", basis), start))
+        tree = from_string(f"mul(c, {text})", basis)
+        subsets = [keep] + [same & (np.abs(y) >= np.quantile(size, 1.0 - share))
+                            for share in (0.1, 0.03) if share * size.size >= len(g) + 3]
+        seen = []
+        for rows in subsets:
+            A = np.column_stack([np.ones(rows.sum())] + [np.log(np.abs(X[rows, j])) for j in g])
+            coef, *_ = np.linalg.lstsq(A, np.log(np.abs(y[rows])), rcond=None)
+            if not np.all(np.isfinite(coef)) or any(np.allclose(coef[1:], s, atol=0.05) for s in seen):
+                continue
+            seen.append(coef[1:])
+            out.append((tree, np.concatenate([[sign * np.exp(np.clip(coef[0], -700, 700))], coef[1:]])))
+    X, y = X[keep], y[keep]
+    ly = np.log(np.abs(y))
     for j in cols:  # c x^a e^(b x) (gamma-shaped, a power law with a cut-off) and c x^a e^(b / x)
         x = X[:, j]
         name = basis.variables[j].name
