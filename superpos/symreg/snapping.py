@@ -155,7 +155,8 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
             break
         j, c, cur, refitted = moved
         open_.remove(j)
-        if refitted and open_:  # the others' errors with j fixed
+        if refitted and open_:  # the others at their best and their errors with j fixed
+            c, cur = _profile(predict, y, c, open_, sse)
             se[open_] = standard_errors_of(predict, y, c, s2, open_)
     return c
 
