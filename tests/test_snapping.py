@@ -136,3 +136,23 @@ def test_a_product_of_powers_over_22_decades_starts_from_its_largest_values():
     starts = [s for t, s in power_trees(X, y, B3) if s.size == 4]
     assert any(np.allclose(s[1:], [1, 1, -2], atol=0.1) for s in starts)
     assert standard_errors_of(lambda v: v[0] * X[:, 0], y, [1.0], 1.0).shape == (1,)
+
+
+def test_a_snapped_power_law_is_written_with_one_division_at_a_time():
+    """Stokes-Einstein at 1 % noise: the exponents snap to (1, -1, -1) and the twin is
+    c x1 / x2 / x3 with one constant (x2 x3 reaches 1e-13, below the protected division's
+    1e-12; x2 and x3 alone do not), not c / sin(c x2 x3 / x1)."""
+    from superpos.symreg.candidates import Candidate
+    from superpos.symreg.proposers.powers import snapped_twins
+
+    B3 = Basis.default(3)
+    rng = np.random.default_rng(0)
+    X = np.exp(rng.uniform(np.log([250, 1e-4, 1e-9]), np.log([400, 1e-2, 1e-6]), (200, 3)))
+    y = _noisy(lambda X: 7.33e-25 * X[:, 0] / (X[:, 1] * X[:, 2]), X)
+    t = from_string("mul(c, mul(exp(mul(c, log(x1))), mul(exp(mul(c, log(x2))), exp(mul(c, log(x3))))))", B3)
+    (c, e, _), = fit_many([t], B3, X, y, init=[[7e-25, 1.0, -1.0, -1.0]], random_state=0)
+    cand = Candidate(t, tuple(B3.to_list()), -5.0, 0, c, e, e, "powers")
+    twins = snapped_twins([cand], B3, X, y)
+    assert [from_string("div(div(mul(c, x1), x2), x3)", B3).tolist()] == [tw.tolist() for tw, _ in twins]
+    (tc, te, _), = fit_many([twins[0][0]], B3, X, y, init=[twins[0][1]], random_state=0)
+    assert np.isfinite(te) and abs(tc[0] / 7.33e-25 - 1) < 0.01

@@ -85,7 +85,7 @@ def number_code(q: float) -> float | None:
         return None
     for factor, extra in ((1.0, 0.0),) + tuple((num, math.log(2 if k == 0 else 20)) for k, (_, num) in enumerate(_PI_POWERS)):
         fr = Fraction(q / factor).limit_denominator(12)
-        if abs(float(fr) * factor - q) <= 1e-12 * max(1.0, abs(q)) and abs(fr.numerator) <= 10**6:
+        if fr and abs(float(fr) * factor - q) <= 1e-12 * abs(q) and abs(fr.numerator) <= 10**6:
             return math.log(2) + math.log1p(abs(fr.numerator)) + math.log(fr.denominator) + extra
     for d in (1, 2, 3):
         if float(f"{q:.{d}g}") == q:

@@ -13,7 +13,7 @@ from ..core.symbolic import to_sympy
 from .fitting import fit_many
 from .settings import FormulaSettings
 
-__all__ = ["Candidate", "Points", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes",
+__all__ = ["Candidate", "Points", "fitted_powers", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes",
            "selection_sample"]
 
 
@@ -34,6 +34,23 @@ def skeleton_key(tree, basis: Basis) -> str:
 
 
 # ------------------------------------------------------------------- candidates
+
+@functools.lru_cache(maxsize=64)
+def _power_colours(names: tuple) -> tuple | None:
+    """Colours of exp, mul, the constant and log in a basis (colour k + 1 is names[k])."""
+    where = {n: k + 1 for k, n in enumerate(names)}
+    codes = tuple(where.get(n, -1) for n in ("exp", "mul", "c", "log"))
+    return None if -1 in codes else codes
+
+
+def fitted_powers(tree, basis_names: tuple) -> int:
+    """How many fitted powers exp(mul(c, log(u))) the prefix tree holds."""
+    codes = _power_colours(tuple(basis_names))
+    t = np.asarray(tree)
+    if codes is None or t.size < 5:
+        return 0
+    hit = (t[:-3] == codes[0]) & (t[1:-2] == codes[1]) & (t[2:-1] == codes[2]) & (t[3:] == codes[3])
+    return int(np.count_nonzero(hit))
 
 @dataclass(slots=True)
 class Candidate:
@@ -59,8 +76,10 @@ class Candidate:
 
     @property
     def complexity(self) -> int:
-        """Nodes plus free constants: a fitted constant costs more than a fixed number."""
-        return int(self.tree.size + self.constants.size)
+        """Nodes plus free constants: a fitted constant costs more than a fixed number. A
+        fitted power |u|^a, written exp(a log|u|), counts as one unary with its constant (2,
+        not 5): c x1 / (x2 x3) as a power law is no longer than c / sin(c x2 x3 / x1)."""
+        return int(self.tree.size + self.constants.size) - 3 * fitted_powers(self.tree, self.basis_names)
 
     @property
     def basis(self) -> Basis:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -58,10 +59,14 @@ class Family:
 
 def shortest(v: float, rtol: float = 1e-6) -> str:
     """The shortest decimal of ``v`` within ``rtol`` (relative): 99.0000001 is 99, 0.30000004
-    is 0.3."""
+    is 0.3; a fraction of denominator at most 12 that no short decimal writes, in parentheses:
+    (1/6), -(13/3)."""
     v = float(v)
     if v == 0 or not np.isfinite(v):
         return repr(v) if not np.isfinite(v) else "0"
+    f = Fraction(v).limit_denominator(12)
+    if f.denominator > 1 and float(f) == v and abs(f.numerator) < 1000 and float(f"{v:.4g}") != v:  # 1/6, not 0.1666667; 0.25 stays
+        return f"({f})" if f > 0 else f"-({-f})"
     for d in range(1, 16):
         s = f"{v:.{d}g}"
         if abs(float(s) - v) <= rtol * abs(v):

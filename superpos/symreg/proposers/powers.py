@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..candidates import Candidate
+from ..candidates import Candidate, fitted_powers
 from ..engine import Search
 from ...core.tree import from_string
+from ...exceptions import NotRepresentable, SuperposError
+from ..snapping import snap_constants
 
-__all__ = ["PowersProposer", "power_trees"]
+__all__ = ["PowersProposer", "power_trees", "snapped_twins"]
 
 
 def _one_sign(v: np.ndarray) -> bool:
@@ -80,8 +82,69 @@ class PowersProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
         found = power_trees(p.X[p.fit], p.y[p.fit], search.work)
-        simplest = min((t.size + int(np.sum(t == search.work.constant)) for t, _ in found), default=0)
+        names = tuple(search.work.to_list())
+        simplest = min((t.size + int(np.sum(t == search.work.constant)) - 3 * fitted_powers(t, names) for t, _ in found),
+                       default=0)
         if search.exact(pool) and pool[0].complexity <= simplest:  # no power law can be a shorter twin
             return []
-        return search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
-                          scores=search.floor(pool), first_rank=len(pool), full=True)
+        cands = search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
+                           scores=search.floor(pool), first_rank=len(pool), full=True)
+        twins = snapped_twins(cands, search.work, p.X[p.fit], p.y[p.fit])
+        return cands + search.fit([t for t, _ in twins], search.work, self.name, starts=[s for _, s in twins],
+                                  scores=search.floor(pool), first_rank=len(pool) + len(cands), full=True)
+
+
+def snapped_twins(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, top: int = 4) -> list:
+    """(tree, start) of the best ``top`` products of powers with their exponents snapped on the
+    fitting points (:func:`~superpos.symreg.snapping.snap_constants`) and written with the
+    basis's own functions: c x1^0.998 x2^-1.003 x3^-0.995 becomes c x1 / x2 / x3, one constant
+    and 7 nodes, which the tie rule and the selection then see as the short law it is (one
+    division at a time: x2 x3 may be below the protected division's 1e-12 where x2 and x3 are
+    not). An exponent that does not snap to an integer or a half stays a fitted power."""
+    out, seen = [], set()
+    best = sorted((c for c in cands if np.isfinite(c.nmse_validation)), key=lambda c: c.nmse_validation)[:top]
+    for c in best:
+        inputs = [j for j in range(basis.n_variables) if basis.index(basis.variables[j].name) in c.tree]
+        if c.constants.size != len(inputs) + 1 or not np.all(np.isfinite(c.constants)):
+            continue  # a cut-off form, not a product of powers
+        snapped = snap_constants(c.tree, basis, X, y, c.constants)
+        if np.array_equal(snapped[1:], c.constants[1:]):
+            continue
+        text, start = "c", [float(snapped[0])]
+        for j, a in zip(inputs, snapped[1:]):
+            x = basis.variables[j].name
+            step = _power_step(text, x, float(a), X[:, j], basis)
+            if step is None:
+                text = f"mul({text}, exp(mul(c, log({x}))))"
+                start.append(float(a))
+            else:
+                text = step
+        try:
+            tree = from_string(text, basis)
+        except (ValueError, SuperposError, NotRepresentable):
+            continue
+        if tree.tobytes() not in seen:
+            seen.add(tree.tobytes())
+            out.append((tree, np.asarray(start, dtype=np.float64)))
+    return out
+
+
+_POWERS = {1.0: "{x}", 2.0: "pow2({x})", 3.0: "pow3({x})", 0.5: "sqrt({x})"}
+
+
+def _power_step(acc: str, x: str, a: float, values: np.ndarray, basis) -> str | None:
+    """acc times x^a with the basis's own functions (a in +-1, +-2, +-3, +-1/2), one
+    multiplication or division; None where a is another value, the function is missing, a
+    root would take a negative input or a divisor would come within 1e-10 of 0."""
+    form = _POWERS.get(abs(a))
+    size = np.abs(values)
+    if form is None or a == 0 or (abs(a) == 0.5 and np.min(values) <= 0):
+        return None
+    name = form.split("(")[0]
+    if "(" in form and not basis.has(name):
+        return None
+    if a < 0 and (not basis.has("div") or float(np.min(size)) ** abs(a) <= 1e-10):
+        return None
+    if a > 0 and not basis.has("mul"):
+        return None
+    return f"{'mul' if a > 0 else 'div'}({acc}, {form.format(x=x)})"
