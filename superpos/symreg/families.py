@@ -27,7 +27,7 @@ from ..core.constants import pi_multiple
 from .curve_starts import (damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts,
                            lorentzian_starts, richards_starts, tanh_starts, voigt_starts)
 
-__all__ = ["Family", "FAMILIES", "family_trees", "recognise", "textbook", "shortest"]
+__all__ = ["Family", "FAMILIES", "family_trees", "recognise", "textbook", "shortest", "digits_cost"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,11 @@ def shortest(v: float, rtol: float = 1e-6) -> str:
 def _digits(v: float) -> int:
     s = shortest(v).lstrip("-").split("e")[0].replace(".", "").lstrip("0")
     return max(1, len(s))
+
+
+def digits_cost(values) -> int:
+    """The digits a textbook form's parameters take to write (the forms compete on it)."""
+    return sum(_digits(float(v)) for v in values)
 
 
 def _times(a: float, rest: str) -> str:
@@ -399,7 +404,7 @@ def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> 
         if p is None or not all(np.isfinite(v) for v in p.values()):
             continue
         p = {k: 0.0 if k in _LEVELS and abs(v) <= 1e-7 * scale else v for k, v in p.items()}
-        cost = sum(_digits(v) for v in p.values())
+        cost = digits_cost(p.values())
         if best is None or cost < best[0]:
             best = (cost, r.text(p, x), p)
     return None if best is None else (best[1], {k: float(f"{v:.12g}") for k, v in best[2].items()})

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.basis import Basis
 from ..core.constants import number_code, simple_values
 from ..core.tree import evaluate
+from .families import digits_cost
 from .fitting import jacobian, standard_errors_of
 
 __all__ = ["snap_values", "snap_constants", "snap_parameters"]
@@ -44,8 +45,9 @@ def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 1
 def snap_parameters(tree, basis: Basis, X, y, constants, family) -> np.ndarray:
     """The tree's constants with the family's textbook parameters snapped instead: per
     rendering with an inverse, its parameters snapped (:func:`snap_values`; a phase may snap to
-    a multiple of pi), mapped back to constants; the rendering whose snapped parameters are
-    the shortest to write wins (then the smaller error). ``constants`` unchanged when no
+    a multiple of pi), mapped back to constants; the rendering whose snapped parameters take
+    the fewest digits wins (the textbook's own choice, :func:`~superpos.symreg.families.textbook`;
+    then the smaller error). ``constants`` unchanged when no
     rendering applies."""
     c = np.asarray(constants, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64).ravel()
@@ -83,7 +85,7 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family) -> np.ndarray:
             sse = float(r_ @ r_)
         if not np.isfinite(sse):
             continue
-        cost = sum(number_code(float(a)) or 50.0 for a in u)
+        cost = digits_cost(u)
         if best is None or (cost, sse) < best[:2]:
             best = (cost, sse, new)
     return c if best is None else best[2]
