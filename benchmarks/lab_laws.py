@@ -178,7 +178,8 @@ def solve(p, condition: str, method: str, seed: int, args) -> dict:
         row["r2_beyond"] = scored_r2(yb, predicted(Xb))[0]
     domain = {f"x{j + 1}": Xf[:, j] for j in range(Xf.shape[1])}
     try:
-        row["exact"] = bool(is_exact_recovery(expr, p.formula, positive=p.positive_variables, domain=domain))
+        # the text as shown (its decimals rounded as written, before sympy merges 0.5 e^4 into 27.3)
+        row["exact"] = bool(is_exact_recovery(text, p.formula, positive=p.positive_variables, domain=domain))
     except Exception:  # noqa: BLE001
         row["exact"] = False
     try:

@@ -159,6 +159,12 @@ def test_benchmark_sets_load_and_sample():
     ("6.2767*x1", "2*pi*x1", [], True),
     ("0.0797*x1", "x1/(4*pi)", [], False),
     ("0.33333*sqrt(x1)", "sqrt(x1)/3", ["x1"], True),
+    # decimals rounded as written, before sympy merges 0.5 e^4 into 27.299 (27.3 after rounding)
+    ("50/(1 + 0.5*exp(-0.4*(x1 - 10)))**2", "50/(1 + 0.5*exp(4 - 0.4*x1))**2", [], True),
+    ("50.1/(1 + 0.5*exp(-0.4*(x1 - 10)))**2", "50/(1 + 0.5*exp(4 - 0.4*x1))**2", [], False),
+    # a tanh step is a logistic
+    ("3/(1 + exp(-4.4*(x1 - 0.8))) - 1.1", "1.5*tanh(2.2*(x1 - 0.8)) + 0.4", [], True),
+    ("3/(1 + exp(-4.33*(x1 - 0.8))) - 1.1", "1.5*tanh(2.2*(x1 - 0.8)) + 0.4", [], False),
 ])
 def test_exact_recovery(pred, true, positive, ok):
     assert is_exact_recovery(pred, true, positive) is ok

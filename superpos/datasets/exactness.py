@@ -57,29 +57,39 @@ def _without_abs(expr: sympy.Expr, domain: dict) -> sympy.Expr:
     return expr.replace(sympy.Abs, resolve)
 
 
-def _rounded(expr: sympy.Expr, digits: int, max_denominator: int = 12) -> sympy.Expr:
-    """Every float rounded to ``digits`` significant digits, as the exact rational of that
+def _rounded_number(f, digits: int, max_denominator: int = 12) -> sympy.Expr:
+    """A number rounded to ``digits`` significant digits, as the exact rational of that
     decimal, or the small rational (denominator <= ``max_denominator``) with the same rounding
     (0.333 is 1/3). A function of the rounded decimal alone: two constants that agree to
     ``digits`` digits (12.557 and 4 pi) give the same number."""
-    def fix(f):
-        v = float(f)
-        if not np.isfinite(v) or v == 0:
-            return f if v else sympy.Integer(0)
-        d = f"{v:.{digits}g}"
-        q = sympy.Rational(d).limit_denominator(max_denominator)
-        return q if f"{float(q):.{digits}g}" == d else sympy.Rational(d)
+    v = float(f)
+    if not np.isfinite(v) or v == 0:
+        return f if v else sympy.Integer(0)
+    d = f"{v:.{digits}g}"
+    q = sympy.Rational(d).limit_denominator(max_denominator)
+    return q if f"{float(q):.{digits}g}" == d else sympy.Rational(d)
 
-    return expr.xreplace({f: fix(f) for f in expr.atoms(sympy.Float)})
+
+def _rounded(expr: sympy.Expr, digits: int, max_denominator: int = 12) -> sympy.Expr:
+    """Every float of ``expr`` rounded (:func:`_rounded_number`)."""
+    return expr.xreplace({f: _rounded_number(f, digits, max_denominator) for f in expr.atoms(sympy.Float)})
+
+
+def _parsed(formula, digits: int) -> sympy.Expr:
+    """A formula's text read with its decimals rounded as they are written (0.5 exp(-0.4 (x - 10))
+    is exp(4 - 2 x / 5) / 2, before sympy merges 0.5 e^4 into 27.3); an expression as it is."""
+    if not isinstance(formula, str):
+        return formula
+    return parse_formula(formula, numbers=lambda text: _rounded_number(sympy.Float(text), digits))
 
 
 def _compared(predicted, true, positive, digits: int, domain: dict | None) -> tuple[sympy.Expr, sympy.Expr]:
     """``predicted`` and ``true`` as the recovery checks compare them: numbers rounded
     (:func:`_rounded`), |e| of one sign on ``domain`` dropped from the prediction, variables in
     ``positive`` positive and the others real."""
-    pred = parse_formula(predicted) if isinstance(predicted, str) else predicted
+    pred = _parsed(predicted, digits)
     pred = _rounded(_numeric(_without_abs(pred, domain) if domain else pred), digits)
-    true = _rounded(_numeric(parse_formula(true) if isinstance(true, str) else true), digits)
+    true = _rounded(_numeric(_parsed(true, digits)), digits)
     names = {s.name for s in pred.free_symbols | true.free_symbols}
     sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
     return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
@@ -133,6 +143,9 @@ def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: fl
         trig = out
     if simplify_capped(trig, seconds) == 0:
         return True
+    if out.has(sympy.tanh, sympy.sinh, sympy.cosh):  # a tanh step is a logistic: 3/(1 + e^(-4.4 u)) - 1.1
+        if simplify_capped(out.rewrite(sympy.exp), seconds) == 0:
+            return True
     # radicals sympy does not combine (sqrt(a / b) against 1 / sqrt(c)): equal squares and,
     # on the domain, equal signs
     if domain and (pred.has(sympy.Pow) or true.has(sympy.Pow)) and _same_sign(pred, true, domain):
