@@ -167,3 +167,13 @@ def test_the_json_output_reports_the_family_and_its_parameters(tmp_path):
     r = CliRunner().invoke(app, ["predict", str(path), "--quiet", "--search", "0"])
     first, second = r.output.splitlines()[:2]
     assert first == doc["formula"] and second.startswith("exact   gaussian")
+
+
+def test_a_family_of_a_reduced_group_is_found(shipped, fast):
+    """x3 exp(-4 exp(-x1 x2 / 2)): a Gompertz curve of the group z = x1 x2 (the single-index
+    reduction), times x3; the families are fitted on every reduction to one z."""
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.uniform(0.5, 3, 200), rng.uniform(0.5, 3, 200), rng.uniform(1, 3, 200)])
+    y = X[:, 2] * np.exp(-4 * np.exp(-0.5 * X[:, 0] * X[:, 1]))
+    f = find_formula(X, y, shipped, fast)
+    assert f.status == "exact" and f.candidates[0].source == "reduction+families"

@@ -27,7 +27,7 @@ from ..core.constants import pi_multiple
 from .curve_starts import (damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts,
                            lorentzian_starts, richards_starts, tanh_starts, voigt_starts)
 
-__all__ = ["Family", "FAMILIES", "family_trees", "recognise", "textbook", "shortest", "digits_cost"]
+__all__ = ["Family", "FAMILIES", "family_trees", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
 
 
 @dataclass(frozen=True)
@@ -408,3 +408,21 @@ def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> 
         if best is None or cost < best[0]:
             best = (cost, r.text(p, x), p)
     return None if best is None else (best[1], {k: float(f"{v:.12g}") for k, v in best[2].items()})
+
+
+def fitted_families(Z: np.ndarray, y: np.ndarray, basis, fit_rows: np.ndarray, settings, seed: int,
+                    keep: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(tree, constants) of the ``keep`` families that fit a reduced data set of one input z
+    best (a Gaussian of x1 / x2), fitted with every start on the rows ``fit_rows``; none for
+    more inputs or a basis without the families' functions."""
+    from .fitting import fit_many
+
+    if Z.shape[1] != 1 or not all(basis.has(n) for n in NEEDS):
+        return []
+    found = family_trees(Z[fit_rows], y[fit_rows], basis, max_inputs=1)
+    if not found:
+        return []
+    fits = fit_many([t for t, _ in found], basis, Z[fit_rows], y[fit_rows], n_starts=settings.n_starts,
+                    max_iter=settings.lm_iterations, random_state=seed, init=[s for _, s in found])
+    order = np.argsort([e for _, e, _ in fits], kind="stable")
+    return [(found[k][0], fits[k][0]) for k in order[:keep] if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0]))]

@@ -8,6 +8,7 @@ import numpy as np
 from ..candidates import Candidate
 from ..decompose import reductions
 from ..engine import Search
+from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
 from ..terms import transformed_sums
 
@@ -21,7 +22,8 @@ class ReductionsProposer:
     """For each reduction of the data to at most the model's number of inputs: the engine's
     best g on (z, y / prod w^a) (the model proposer, through :meth:`Search.solve`), then the
     sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`,
-    small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`),
+    small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`) and
+    the lab's families (:func:`~superpos.symreg.families.fitted_families`),
     written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points."""
 
     name = "reductions"
@@ -54,6 +56,9 @@ class ReductionsProposer:
             pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+laws"),
                        red.compose(t, c, laws, search.work))
                       for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
+            pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+families"),
+                       red.compose(t, c, laws, search.work))
+                      for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)]
             out += search.refit(pairs, search.work, first + len(out))
         return out
 
