@@ -150,4 +150,5 @@ def test_a_proposer_re_enters_with_the_whole_registry(shipped, product_law, fast
     from dataclasses import replace
 
     f = find_formula(*product_law, settings=replace(fast, proposers=("reductions",)))
-    assert f.status == "exact" and {c.source for c in f.candidates} <= {"reduction", "reduction+sums", "reduction+laws"}
+    assert f.status == "exact" and {c.source for c in f.candidates} <= {"reduction", "reduction+sums", "reduction+laws",
+                                                                   "reduction+families"}
