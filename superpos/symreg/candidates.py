@@ -49,8 +49,11 @@ def fitted_powers(tree, basis_names: tuple) -> int:
     t = np.asarray(tree)
     if codes is None or t.size < 5:
         return 0
-    hit = (t[:-3] == codes[0]) & (t[1:-2] == codes[1]) & (t[2:-1] == codes[2]) & (t[3:] == codes[3])
-    return int(np.count_nonzero(hit))
+    t = t.tolist()
+    if codes[3] not in t:  # most trees hold no log
+        return 0
+    return sum(1 for i in range(len(t) - 3) if t[i + 3] == codes[3] and t[i] == codes[0] and t[i + 1] == codes[1]
+               and t[i + 2] == codes[2])
 
 @dataclass(slots=True)
 class Candidate:
@@ -69,6 +72,11 @@ class Candidate:
     nmse_validation: float
     source: str = ""
     code_length: float = float("nan")
+    powers: int = field(init=False, repr=False, compare=False, default=0)
+    """How many fitted powers the tree holds (:func:`fitted_powers`), counted once."""
+
+    def __post_init__(self):
+        self.powers = fitted_powers(self.tree, self.basis_names)
 
     @property
     def size(self) -> int:
@@ -79,7 +87,7 @@ class Candidate:
         """Nodes plus free constants: a fitted constant costs more than a fixed number. A
         fitted power |u|^a, written exp(a log|u|), counts as one unary with its constant (2,
         not 5): c x1 / (x2 x3) as a power law is no longer than c / sin(c x2 x3 / x1)."""
-        return int(self.tree.size + self.constants.size) - 3 * fitted_powers(self.tree, self.basis_names)
+        return int(self.tree.size + self.constants.size) - 3 * self.powers
 
     @property
     def basis(self) -> Basis:

@@ -32,7 +32,7 @@ __all__ = ["snap_values", "snap_constants", "snap_parameters"]
 _CHI2_1 = 3.84
 """The 95 % quantile of chi-square with one degree of freedom."""
 
-_MAX_PROFILES = 40
+_MAX_PROFILES = 20
 """At most this many profile refits per call (each a few Levenberg-Marquardt steps)."""
 
 
@@ -163,7 +163,7 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
     return c
 
 
-def _profile(predict, y: np.ndarray, c: np.ndarray, free: list[int], sse, max_iter: int = 30):
+def _profile(predict, y: np.ndarray, c: np.ndarray, free: list[int], sse, max_iter: int = 20):
     """(values, SSE) with ``free`` refitted by Levenberg-Marquardt from c, the others fixed."""
     c = c.copy()
     e = sse(c)

@@ -89,7 +89,10 @@ class PowersProposer:
             return []
         cands = search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
                            scores=search.floor(pool), first_rank=len(pool), full=True)
-        twins = snapped_twins(cands, search.work, p.X[p.fit], p.y[p.fit])
+        errors = [c.nmse_validation for c in pool + cands if np.isfinite(c.nmse_validation)]
+        # a power law 10x worse than the best, or below R^2 0.99, is not the law its twin would write
+        limit = min(10.0 * min(errors, default=np.inf), 0.01)
+        twins = snapped_twins([c for c in cands if c.nmse_validation <= limit], search.work, p.X[p.fit], p.y[p.fit])
         return cands + search.fit([t for t, _ in twins], search.work, self.name, starts=[s for _, s in twins],
                                   scores=search.floor(pool), first_rank=len(pool) + len(cands), full=True)
 
