@@ -2,9 +2,10 @@
 sign (no zeros), and over each of them c x^a, c x^a e^(b x) and c x^a e^(b / x) (a power law
 with a cut-off, a gamma-shaped response, thermionic emission), the exponents free (|x|^a =
 exp(a log|x|) in the tree), started from the least-squares line of log|y| on the log|x_i| of
-the fitting points and refined by least squares on y itself. Run after the structure model,
-whose trees of the same power (2 x, x^2) are shorter than exp(a log x), and even after an exact
-candidate."""
+the fitting points and refined by least squares on y itself; then the products' snapped twins
+(:func:`snapped_twins`: c x1 / x2 / x3 where the exponents snap to 1, -1, -1). Run after the
+structure model, whose trees of the same power (2 x, x^2) are shorter than exp(a log x), and
+even after an exact candidate."""
 from __future__ import annotations
 
 import numpy as np
