@@ -9,12 +9,19 @@ from .problems import Problem, Recovery, available_problem_sets, is_exact_recove
 from .reader import read_dataset
 
 __all__ = ["Problem", "Recovery", "available_problem_sets", "data_dir", "is_exact_recovery", "load_ocr_letters",
-           "load_problems", "read_dataset", "solve_problem"]
+           "load_problems", "load_snakes", "read_dataset", "solve_problem"]
 
 
 def load_ocr_letters(path=None):
     """Taskar's OCR letters; see :func:`superpos.datasets.ocr.load_ocr_letters`."""
     from .ocr import load_ocr_letters as load
+
+    return load(path)
+
+
+def load_snakes(path=None):
+    """The snakes grid task; see :func:`superpos.datasets.ocr.load_snakes`."""
+    from .ocr import load_snakes as load
 
     return load(path)
 

