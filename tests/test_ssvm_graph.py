@@ -284,3 +284,71 @@ def test_load_snakes():
     assert len(s.X_train) == 200 and len(s.X_test) == 100
     assert s.X_train[0].shape[2] == 3 and s.X_train[0].shape[:2] == s.Y_train[0].shape
     assert sum(y.size for y in s.Y_train) == 7566 and max(int(y.max()) for y in s.Y_train) == 10
+
+
+def star_groups(rng, n_graphs, group=5, noise=1.5):
+    """Two groups of visible nodes per graph, each group a star around its own hidden node;
+    a group's nodes share its label and see it through heavy noise."""
+    X, Y = [], []
+    for _ in range(n_graphs):
+        labels = rng.integers(0, 2, 2)
+        y = np.repeat(labels, group)
+        f = np.column_stack([2.0 * y - 1 + rng.normal(0, noise, y.size), np.ones(y.size)])
+        edges = np.array([[i, 2 * group + i // group] for i in range(2 * group)])
+        X.append((f, edges, 2))
+        Y.append(y)
+    return X, Y
+
+
+def test_latent_model_self_check_and_completion():
+    from superpos.ssvm import LatentNodeModel
+    from superpos.ssvm.inference import brute_force
+
+    rng = np.random.default_rng(7)
+    X, Y = star_groups(rng, 2, group=2)
+    model = LatentNodeModel(n_hidden_states=2, inference="exact").initialize(X, Y)
+    H = model.init_latent(X, Y, random_state=0)
+    assert all(h.shape == (6,) and np.all(h[4:] >= 2) and np.all(h[:4] == y) for h, y in zip(H, Y))
+    check_structured_model(LatentNodeModel(n_hidden_states=2, inference="exact"), X, H, random_state=0)
+    w = rng.normal(size=model.size_joint_feature)
+    for x, y in zip(X, Y):
+        h = model.latent(x, y, w)
+        assert np.array_equal(h[:4], y)
+        # the completion is the best over the hidden states, by enumeration
+        best = max((np.concatenate([y, [2 + a, 2 + b]]) for a in (0, 1) for b in (0, 1)),
+                   key=lambda c: w @ model.joint_feature(x, c))
+        assert w @ model.joint_feature(x, h) == pytest.approx(w @ model.joint_feature(x, best))
+    assert model.loss(H[0], np.concatenate([H[0][:4], [3, 3]])) == 0  # hidden states cost nothing
+    del brute_force
+
+
+def test_latent_ssvm_beats_independent_nodes():
+    from superpos.ssvm import LatentNodeModel, LatentSSVM
+
+    rng = np.random.default_rng(8)
+    X, Y = star_groups(rng, 60)
+    Xtr, Ytr, Xte, Yte = X[:30], Y[:30], X[30:], Y[30:]
+    plain = OneSlackSSVM(GraphModel(n_states=2), C=1.0).fit([(f, np.zeros((0, 2), np.int64)) for f, _, _ in Xtr], Ytr)
+    base_acc = plain.score([(f, np.zeros((0, 2), np.int64)) for f, _, _ in Xte], Yte)
+    lat = LatentSSVM(OneSlackSSVM(LatentNodeModel(n_hidden_states=2), C=1.0), latent_iter=5, random_state=0)
+    lat.fit(Xtr, Ytr)
+    pred = lat.predict(Xte)
+    assert all(p.shape == (10,) for p in pred)
+    assert lat.score(Xte, Yte) > base_acc + 0.1
+    assert lat.base_ssvm_.warm_start and lat.n_iter_ >= 1
+
+
+def test_warm_start_starts_from_the_previous_w():
+    rng = np.random.default_rng(9)
+    X, Y = denoising(rng, 6)
+    for make in (lambda: OneSlackSSVM(GraphModel(inference="max-product"), C=1.0, max_iter=30),
+                 lambda: SubgradientSSVM(GraphModel(inference="max-product"), C=1.0, max_iter=3, random_state=0),
+                 lambda: StructuredPerceptron(GraphModel(inference="max-product"), max_iter=2, random_state=0)):
+        est = make().fit(X, Y)
+        first = est.objective(X, Y) if hasattr(est, "C") else None
+        est.set_params(warm_start=True, max_iter=1)
+        est.fit(X, Y)
+        cold = make().set_params(max_iter=1).fit(X, Y)
+        assert not np.allclose(est.w_, cold.w_)
+        if first is not None:  # one more step from a good w stays near it; a cold single step does not
+            assert est.objective(X, Y) <= max(first * 1.5, cold.objective(X, Y))

@@ -11,11 +11,13 @@ fit_intercept=False)'s objective).
 >>> ssvm.score(ocr.X[500:], ocr.y[500:])                               # doctest: +SKIP
 """
 from .base import StructuredModel, check_structured_model
-from .learners import FrankWolfeSSVM, KernelSSVM, NSlackSSVM, OneSlackSSVM, StructuredPerceptron, SubgradientSSVM
+from .learners import (FrankWolfeSSVM, KernelSSVM, LatentSSVM, NSlackSSVM, OneSlackSSVM, StructuredPerceptron,
+                       SubgradientSSVM)
 from .learners._common import per_label_accuracy, primal_objective
-from .models import ChainModel, EdgeFeatureGraphModel, GraphModel, MulticlassModel, MultiLabelModel, TreeModel, grid_edges
+from .models import (ChainModel, EdgeFeatureGraphModel, GraphModel, LatentNodeModel, MulticlassModel,
+                     MultiLabelModel, TreeModel, grid_edges)
 
 __all__ = ["StructuredModel", "check_structured_model", "MulticlassModel", "ChainModel", "TreeModel",
-           "GraphModel", "EdgeFeatureGraphModel", "grid_edges", "MultiLabelModel",
+           "GraphModel", "EdgeFeatureGraphModel", "grid_edges", "MultiLabelModel", "LatentNodeModel", "LatentSSVM",
            "StructuredPerceptron", "SubgradientSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "KernelSSVM",
            "primal_objective", "per_label_accuracy"]

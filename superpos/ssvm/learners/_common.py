@@ -66,6 +66,13 @@ class BaseSSVM(BaseEstimator):
         model = copy.deepcopy(self.model).initialize(X, Y)
         return model, X, Y
 
+    def _initial_w(self, d: int) -> np.ndarray:
+        """The previous fit's w_ when ``warm_start`` is set and the sizes agree, else zeros."""
+        w = getattr(self, "w_", None)
+        if getattr(self, "warm_start", False) and w is not None and w.size == d:
+            return w.copy()
+        return np.zeros(d)
+
     def fit(self, X, Y):
         """Learn w from training pairs; returns self."""
         model, X, Y = self._prepare(X, Y)

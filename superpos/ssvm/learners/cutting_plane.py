@@ -5,7 +5,10 @@ Each iteration calls the loss-augmented oracle on every sample with the current 
 most violated constraints to the working set, and solves the working-set dual
 max b . alpha - ||A' alpha||^2 / 2 (alpha >= 0, per-slack budget C) by SMO; w = A' alpha.
 The working-set dual is a lower bound and the primal at w an upper bound on the optimum,
-so the relative duality gap certifies convergence.
+so the relative duality gap certifies convergence (with exact inference; with approximate
+inference on loopy graphs both bounds, and so the gap, are approximate). With ``warm_start``
+the first oracle calls use the previous w_, whose primal objective also starts the record of
+the best w.
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ __all__ = ["NSlackSSVM", "OneSlackSSVM"]
 
 class _CuttingPlane(BaseSSVM):
     def __init__(self, model, C: float = 1.0, max_iter: int = 500, tol: float = 1e-3,
-                 inactive_threshold: float = 1e-5, inactive_window: int = 50, verbose: int = 0):
+                 inactive_threshold: float = 1e-5, inactive_window: int = 50, verbose: int = 0,
+                 warm_start: bool = False):
         self.model = model
         self.C = C
         self.max_iter = max_iter
@@ -27,6 +31,7 @@ class _CuttingPlane(BaseSSVM):
         self.inactive_threshold = inactive_threshold
         self.inactive_window = inactive_window
         self.verbose = verbose
+        self.warm_start = warm_start
 
 
 class OneSlackSSVM(_CuttingPlane):
@@ -43,7 +48,7 @@ class OneSlackSSVM(_CuttingPlane):
         d = model.size_joint_feature
         psi_true = model.sum_joint_feature(X, Y)
         ws = WorkingSet(d)
-        w = np.zeros(d)
+        w = self._initial_w(d)
         best, w_best = np.inf, w
         dual = 0.0
         curve = []
@@ -84,7 +89,7 @@ class NSlackSSVM(_CuttingPlane):
         d = model.size_joint_feature
         psi_true = model.batch_joint_feature(X, Y)
         ws = WorkingSet(d)
-        w = np.zeros(d)
+        w = self._initial_w(d)
         best, w_best = np.inf, w
         dual = 0.0
         curve = []

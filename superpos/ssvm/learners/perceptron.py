@@ -14,21 +14,22 @@ class StructuredPerceptron(BaseSSVM):
 
     With ``average`` the returned w is the mean of w over all visited samples (Collins 2002).
     ``objective_curve_`` holds the training loss sum_n Delta(y_n, y_hat_n) of each epoch
-    (the perceptron has no C).
+    (the perceptron has no C). With ``warm_start`` a new fit starts from the previous w_.
     """
 
     def __init__(self, model, max_iter: int = 100, average: bool = True, shuffle: bool = True,
-                 random_state=None):
+                 random_state=None, warm_start: bool = False):
         self.model = model
         self.max_iter = max_iter
         self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
 
     def _fit(self, model, X, Y):
         rng = np.random.default_rng(self.random_state)
         n = len(X)
-        w = np.zeros(model.size_joint_feature)
+        w = self._initial_w(model.size_joint_feature)
         # averaging trick: w_avg = w - u / c with u = sum of c_t * update_t
         u = np.zeros_like(w)
         c = 1

@@ -16,11 +16,13 @@ class SubgradientSSVM(BaseSSVM):
     sum_{n in B} [Psi(x_n, y_hat_n) - Psi(x_n, y_n)], w <- w - eta_t g with eta_t = 1 / (t + t0)
     (F is 1-strongly convex). With ``averaging`` the output is the weighted average
     w_bar <- (1 - rho) w_bar + rho w, rho = 2 / (t + 1) (Lacoste-Julien et al. 2012).
-    ``objective_curve_`` holds F of the returned w after each epoch.
+    ``objective_curve_`` holds F of the returned w after each epoch. With ``warm_start`` a new
+    fit starts from the previous w_ and goes on with its step count ``t_``.
     """
 
     def __init__(self, model, C: float = 1.0, max_iter: int = 50, batch_size: int = 1, t0: float = 1.0,
-                 averaging: bool = True, tol: float = 0.0, shuffle: bool = True, random_state=None):
+                 averaging: bool = True, tol: float = 0.0, shuffle: bool = True, random_state=None,
+                 warm_start: bool = False):
         self.model = model
         self.C = C
         self.max_iter = max_iter
@@ -30,15 +32,16 @@ class SubgradientSSVM(BaseSSVM):
         self.tol = tol
         self.shuffle = shuffle
         self.random_state = random_state
+        self.warm_start = warm_start
 
     def _fit(self, model, X, Y):
         rng = np.random.default_rng(self.random_state)
         n = len(X)
         C = float(self.C)
         bs = max(1, int(self.batch_size))
-        w = np.zeros(model.size_joint_feature)
+        w = self._initial_w(model.size_joint_feature)
         w_bar = w.copy()
-        t = 0
+        t = getattr(self, "t_", 0) if self.warm_start and hasattr(self, "w_") else 0
         curve = []
         epoch = 0
         for epoch in range(1, self.max_iter + 1):
@@ -64,4 +67,5 @@ class SubgradientSSVM(BaseSSVM):
             curve.append(primal_objective(model, X, Y, out, C))
             if self.tol > 0 and len(curve) > 1 and abs(curve[-2] - curve[-1]) <= self.tol * abs(curve[-1]):
                 break
+        self.t_ = t
         return (w_bar if self.averaging else w).copy(), curve, epoch
