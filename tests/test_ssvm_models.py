@@ -11,7 +11,7 @@ import twins
 from superpos import SuperposError, _kernels
 from superpos.core.basis import Basis
 from superpos.ssvm import ChainModel, MulticlassModel, TreeModel, check_structured_model
-from superpos.ssvm.learners._qp import WorkingSet, solve_simplex_qp
+from superpos.ssvm.learners._qp import WorkingSet, solve_one_simplex_qp, solve_simplex_qp
 
 
 def _chain_data(rng, n=4, K=3, F=2, T=(1, 4)):
@@ -120,6 +120,30 @@ def test_simplex_qp_vs_scipy_and_reference(seed):
     ref, steps_ref = twins.simplex_qp_reference(K.tolist(), b.tolist(), group.tolist(), int(group.max()) + 1,
                                                      C, [0.0] * m, 1e-12, 200_000)
     assert steps == steps_ref and np.allclose(alpha, ref, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_active_set_qp_vs_scipy_and_smo(seed):
+    """The one-group active-set solver reaches SLSQP's optimum and SMO's, from a cold or a warm
+    start, also with duplicated and collinear constraints (a singular K)."""
+    rng = np.random.default_rng(100 + seed)
+    m, dim = int(rng.integers(1, 9)), int(rng.integers(1, 6))
+    A = rng.normal(size=(m, dim))
+    if m > 2 and seed % 3 == 0:
+        A[1] = A[0]
+        A[2] = 2.0 * A[0]
+    K = A @ A.T
+    b = rng.uniform(0, 2, size=m) * (rng.uniform(size=m) > 0.2)
+    C = float(rng.uniform(0.1, 3))
+    group = np.zeros(m, np.int64)
+    ref = _scipy_qp(K, b, group, C)
+    smo, _ = solve_simplex_qp(K, b, group, C, tol=1e-12)
+    for start in (None, rng.dirichlet(np.ones(m)) * C * rng.uniform(0, 1.2)):
+        alpha, _ = solve_one_simplex_qp(K, b, C, start, tol=1e-12)
+        assert np.all(alpha >= 0) and alpha.sum() <= C * (1 + 1e-12)
+        val = b @ alpha - 0.5 * alpha @ K @ alpha
+        assert val >= ref - 1e-7
+        assert val == pytest.approx(b @ smo - 0.5 * smo @ K @ smo, abs=1e-8)
 
 
 def test_working_set_prune_keeps_gram():

@@ -3,6 +3,9 @@
 max_alpha  b . alpha - ||A' alpha||^2 / 2   s.t. alpha >= 0, sum_{j in group g} alpha_j <= C,
 
 with K = A A'. One group gives the 1-slack dual, one group per sample the n-slack dual.
+SMO (numba) solves any number of groups; the one-group dual, whose constraints are nearly
+collinear late in a 1-slack run (SMO then needs up to 10^5 steps a solve), goes to an exact
+active-set method (``solve_one_simplex_qp``), warm-started from the previous support.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import numpy as np
 from ... import _kernels
 from ...exceptions import SuperposError
 
-__all__ = ["solve_simplex_qp", "WorkingSet"]
+__all__ = ["solve_simplex_qp", "solve_one_simplex_qp", "WorkingSet"]
 
 
 def solve_simplex_qp(K, b, group=None, C: float = 1.0, alpha0=None, tol: float = 1e-10,
@@ -30,6 +33,71 @@ def solve_simplex_qp(K, b, group=None, C: float = 1.0, alpha0=None, tol: float =
         return alpha, 0
     steps = _kernels.simplex_qp(K, b, group, n_groups, float(C), alpha, float(tol), int(max_iter))
     return alpha, int(steps)
+
+
+def solve_one_simplex_qp(K, b, C: float, alpha0=None, tol: float = 1e-10,
+                         max_iter: int = 1000) -> tuple[np.ndarray, int]:
+    """max b . alpha - alpha' K alpha / 2 s.t. alpha >= 0, sum alpha <= C, by a primal active set.
+
+    With the slack s = C - sum alpha as one more variable of zero cost, the problem is
+    min z' Q z / 2 - c' z over {z >= 0, 1' z = C}. On a support S the equality-constrained
+    optimum solves [[Q_SS, 1], [1', 0]] [z_S; lam] = [c_S; C] (least squares when singular);
+    if some z_S < 0 the step stops at the first zero and that index leaves S (Lawson-Hanson),
+    else the index of most negative reduced gradient (Qz - c)_i + lam outside S enters, until
+    none is below -``tol``. Only K's top-left (m, m) block is read; returns (alpha, iterations).
+    """
+    b = np.asarray(b, dtype=np.float64)
+    m = b.size
+    Q = np.zeros((m + 1, m + 1))
+    Q[:m, :m] = K[:m, :m]
+    c = np.append(b, 0.0)
+    z = np.zeros(m + 1)
+    if alpha0 is not None:
+        z[:m] = np.maximum(np.asarray(alpha0, dtype=np.float64)[:m], 0.0)
+        total = z[:m].sum()
+        if total > C:
+            z[:m] *= C / total
+    z[m] = max(C - z[:m].sum(), 0.0)
+    S = list(np.nonzero(z > 0)[0])
+    if not S:
+        S, z[m] = [m], C
+    ridge = 1e-13 * max(1.0, float(np.max(np.diag(Q)))) if m else 0.0
+    it = 0
+    for it in range(1, max_iter + 1):
+        k = len(S)
+        M = np.zeros((k + 1, k + 1))
+        M[:k, :k] = Q[np.ix_(S, S)] + ridge * np.eye(k)
+        M[:k, k] = M[k, :k] = 1.0
+        rhs = np.append(c[S], C)
+        try:
+            sol = np.linalg.solve(M, rhs)
+        except np.linalg.LinAlgError:
+            sol = np.linalg.lstsq(M, rhs, rcond=None)[0]
+        target, lam = sol[:k], sol[k]
+        cur = z[S]
+        if np.any(target < 0):
+            down = target < cur
+            ratios = np.where(down & (target < 0), cur / np.where(down, cur - target, 1.0), np.inf)
+            t = min(1.0, float(ratios.min()))
+            new = cur + t * (target - cur)
+            new[ratios <= t * (1 + 1e-12)] = 0.0
+            z[S] = np.maximum(new, 0.0)
+            S = [i for i in S if z[i] > 0]
+            if not S:
+                S, z[m] = [m], C
+            continue
+        z[S] = target
+        grad = Q @ z - c + lam
+        grad[S] = 0.0
+        j = int(np.argmin(grad))
+        if grad[j] >= -tol:
+            break
+        S.append(j)
+    alpha = z[:m].copy()
+    total = alpha.sum()
+    if total > C:
+        alpha *= C / total
+    return alpha, it
 
 
 class WorkingSet:
@@ -88,7 +156,10 @@ class WorkingSet:
         if m == 0:
             return 0.0
         grp = self.group[:m]
-        alpha, _ = solve_simplex_qp(self.G, self.b[:m], grp, C, self.alpha[:m], tol)  # no copy of G
+        if np.all(grp == grp[0]):
+            alpha, _ = solve_one_simplex_qp(self.G, self.b[:m], C, self.alpha[:m], tol)
+        else:
+            alpha, _ = solve_simplex_qp(self.G, self.b[:m], grp, C, self.alpha[:m], tol)  # no copy of G
         self.alpha[:m] = alpha
         return float(self.b[:m] @ alpha - 0.5 * alpha @ (self.G[:m, :m] @ alpha))
 
