@@ -139,8 +139,14 @@ def section_multilabel():
         P = np.column_stack([LinearSVC(C=C, fit_intercept=False).fit(Xtr, Ytr[:, k]).predict(Xte)
                              for k in range(Y.shape[1])])
         t = time.perf_counter() - t0
-        print(f"| per-label LinearSVC | {C} | {np.mean(P == Yte):.4f} | {np.mean((P == Yte).all(1)):.4f} "
-              f"| {t:.2f} |")
+        print(f"| per-label LinearSVC (squared hinge, its default) | {C} | {np.mean(P == Yte):.4f} "
+              f"| {np.mean((P == Yte).all(1)):.4f} | {t:.2f} |")
+        t0 = time.perf_counter()
+        P = np.column_stack([LinearSVC(C=C, loss="hinge", fit_intercept=False, max_iter=100_000).fit(Xtr, Ytr[:, k])
+                             .predict(Xte) for k in range(Y.shape[1])])
+        t = time.perf_counter() - t0
+        print(f"| per-label LinearSVC (hinge: the S-SVM's loss without edges) | {C} | {np.mean(P == Yte):.4f} "
+              f"| {np.mean((P == Yte).all(1)):.4f} | {t:.2f} |")
         for edges in (None, "tree", "full"):
             t0 = time.perf_counter()
             est = OneSlackSSVM(MultiLabelModel(edges=edges), C=C, tol=1e-3).fit(Xtr, Ytr)

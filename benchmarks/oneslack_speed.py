@@ -1,13 +1,13 @@
 """OneSlackSSVM against LinearSVC(crammer_singer) on digits: time to a relative primal gap of 1e-4.
 
 Protocol: scikit-learn digits, pixels / 16, the 75/25 split of examples/digits_multiclass.py
-(random_state=0), C = 0.1, one BLAS thread. The optimum p* is the S-SVM objective of
+(random_state=0), C = 0.1 (``--C``), one BLAS thread. The optimum p* is the S-SVM objective of
 LinearSVC(multi_class="crammer_singer", fit_intercept=False, tol=1e-8). OneSlackSSVM runs with
 tol=1e-4 (its certified relative duality gap) and its primal gap (p - p*) / p* is reported.
 Both are warmed, then timed interleaved (LinearSVC, OneSlack, LinearSVC, ...) ``--runs`` times;
 the table gives the medians and their ratio.
 
-Run:  python benchmarks/oneslack_speed.py [--runs 11]
+Run:  python benchmarks/oneslack_speed.py [--runs 11] [--C 0.1]
 """
 from __future__ import annotations
 
@@ -24,10 +24,9 @@ from threadpoolctl import threadpool_limits
 from superpos.ssvm import MulticlassModel, OneSlackSSVM, primal_objective
 
 
-def main(runs: int) -> None:
+def main(runs: int, C: float) -> None:
     X, y = load_digits(return_X_y=True)
     Xtr, _, ytr, _ = train_test_split(X / 16.0, y, test_size=0.25, random_state=0)
-    C = 0.1
     model = MulticlassModel().initialize(Xtr, ytr)
 
     def svc():
@@ -61,5 +60,7 @@ def main(runs: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--C", type=float, default=0.1)
+    args = ap.parse_args()
     with threadpool_limits(1):
-        main(ap.parse_args().runs)
+        main(args.runs, args.C)
