@@ -87,7 +87,7 @@ def snake_graphs(images):
         h, w, _ = img.shape
         feats = window_features(one_hot_colours(img))
         edges = grid_edges(h, w)
-        horizontal = (edges[:, 1] - edges[:, 0] == 1).astype(np.float64)
+        horizontal = (np.arange(len(edges)) < h * (w - 1)).astype(np.float64)  # right neighbours come first
         dirs = np.column_stack([horizontal, 1 - horizontal])
         F = feats.shape[1]
         ends = np.zeros((len(edges), 4 * F))
