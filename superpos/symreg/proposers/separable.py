@@ -1,0 +1,121 @@
+"""Separable laws solved part by part (source ``separable``): y = f_1(x_P1) + ... + f_k(x_Pk),
+or the product of such parts, over disjoint groups of inputs found by
+:func:`~superpos.symreg.separable.separations` on the fitting points.
+
+Each part is a data set of its own, solved by the engine (:meth:`Search.solve`: the model,
+powers, local search, reductions and this proposer again, to :data:`MAX_DEPTH` levels), on the
+same rows, so the same split of the points. Backfitting: part p's target is y minus (sum) or
+divided by (product) the current fits of the other parts, at first the polynomial parts of the
+test, then each part's best formula as soon as it is found; :data:`PASSES` passes, each
+searching the structures again with cleaner targets. The parts' formulas are recombined into
+one tree over every input and refitted jointly from their constants.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ...core.basis import Basis
+from ...core.symbolic import from_sympy, to_sympy
+from ...core.tree import evaluate
+from ...exceptions import NotRepresentable
+from ..candidates import Candidate
+from ..engine import Search
+from ..separable import Separation, separations
+
+__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
+
+MAX_DEPTH = 3
+"""Levels of parts within parts (the user's data is level 0)."""
+
+PASSES = 2
+"""Backfitting passes; each searches every part's structure on the current targets."""
+
+PART_PROPOSERS = ("model", "powers", "search", "reductions", "separable")
+
+
+class SeparableProposer:
+    name = "separable"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        return search.n_inputs >= 3 and search.depth < MAX_DEPTH
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        p = search.points
+        out: list[Candidate] = []
+        for sep in separations(p.X, p.y, p.fit)[:2]:
+            if search.effort.exhausted():
+                break
+            found = _solve_parts(search, sep)
+            if found is None:
+                continue
+            expr = sympy.Add(*found) if sep.kind == "sum" else _product(found)
+            try:
+                tree, consts = from_sympy(expr, search.work)
+            except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+                continue
+            consts = np.array([float(c) for c in consts], dtype=np.float64)
+            names = tuple(search.work.to_list())
+            c = Candidate(tree, names, search.floor(pool), 0, consts, np.inf, np.inf, self.name)
+            out += search.refit([(c, (tree, consts))], search.work, len(pool) + len(out))
+        return out
+
+
+def _near_integers(e: sympy.Expr) -> sympy.Expr:
+    """Floats within 1e-9 (relative) of an integer written as that integer."""
+    return e.xreplace({f: sympy.Integer(round(float(f))) for f in e.atoms(sympy.Float)
+                       if round(float(f)) != 0 and abs(float(f) - round(float(f))) <= 1e-9 * abs(float(f))})
+
+
+def _product(parts: list[sympy.Expr]) -> sympy.Expr:
+    """The product of the parts with one constant factor: each part's scale (its leading
+    numeric coefficient) moved in front, so that (a x1 + a x2)(b x3 + b x4) becomes
+    a b (x1 + x2)(x3 + x4) and the joint refit has no redundant pair of constants."""
+    scale = sympy.Integer(1)
+    out = []
+    for e in parts:
+        lead = (e.as_ordered_terms()[0] if isinstance(e, sympy.Add) else e).as_coeff_Mul()[0]
+        if lead.is_number and lead != 0:
+            scale *= lead
+            e = sympy.Add(*[t / lead for t in e.args]) if isinstance(e, sympy.Add) else e / lead
+        out.append(_near_integers(e))
+    return _near_integers(scale * sympy.Mul(*out))
+
+
+def _part_basis(search: Search, n: int) -> Basis:
+    model_basis = search.model.basis_
+    return model_basis if n <= model_basis.n_variables else Basis(model_basis.to_list(), n)
+
+
+def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
+    """Each part's best formula over the search's variables, by backfitting; None when a part
+    finds nothing or its values are not finite."""
+    X, y = search.X, search.y
+    k = len(sep.parts)
+    current = [sep.part_values(i) for i in range(k)]
+    exprs: list = [None] * k
+    variables = search.work.variables
+    for _ in range(PASSES):
+        for i, part in enumerate(sep.parts):
+            others = [current[j] for j in range(k) if j != i]
+            with np.errstate(all="ignore"):
+                target = y - np.sum(others, axis=0) if sep.kind == "sum" else y / np.prod(others, axis=0)
+            if not np.all(np.isfinite(target)) or np.ptp(target) == 0:
+                return None
+            basis = _part_basis(search, len(part))
+            found = search.solve(X[:, list(part)], target, PART_PROPOSERS, share=0.5 / (k * PASSES), basis=basis)
+            found = [c for c in found if np.all(np.isfinite(c.constants))]
+            if not found:
+                return None
+            best = found[0]
+            with np.errstate(all="ignore"):
+                values = evaluate(best.tree, basis, X[:, list(part)], best.constants)
+            if not np.all(np.isfinite(values)):
+                return None
+            current[i] = values
+            mapping = {basis.variables[j]: variables[v] for j, v in enumerate(part)}
+            exprs[i] = to_sympy(best.tree, basis, best.constants).xreplace(mapping)
+        if search.effort.exhausted():
+            break
+    return exprs

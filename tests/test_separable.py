@@ -1,0 +1,95 @@
+"""Separability tests (additive and multiplicative partitions) and the part-by-part proposer."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+from superpos import SuperposRegressor
+from superpos.datasets import is_exact_recovery
+from superpos.symreg.proposers.separable import MAX_DEPTH, SeparableProposer
+from superpos.symreg.separable import partition, separations
+
+
+def points(n, m, lo=-2.0, hi=2.0, seed=0):
+    return np.random.default_rng(seed).uniform(lo, hi, (n, m))
+
+
+def test_additive_partition_of_a_sum():
+    X = points(200, 3)
+    parts, explained, comps, offset = partition(X, np.sin(X[:, 0]) + X[:, 1] * X[:, 2])
+    assert parts == [(0,), (1, 2)] and explained > 0.999
+    # the components add up to the fit
+    assert np.corrcoef(comps.sum(1) + offset, np.sin(X[:, 0]) + X[:, 1] * X[:, 2])[0, 1] > 0.999
+
+
+def test_three_way_interaction_merges_three_inputs():
+    X = points(200, 4)
+    parts, *_ = partition(X, X[:, 0] * X[:, 1] * X[:, 2] + X[:, 3] ** 2)
+    assert parts == [(0, 1, 2), (3,)]
+
+
+def test_many_equal_parts():
+    X = points(200, 8)
+    y = sum(X[:, 2 * k] * X[:, 2 * k + 1] for k in range(4))
+    assert partition(X, y)[0] == [(0, 1), (2, 3), (4, 5), (6, 7)]
+
+
+def test_product_in_logs_and_the_starting_parts():
+    X = points(200, 4, 1.0, 5.0)
+    y = (X[:, 0] + X[:, 1]) * (X[:, 2] + X[:, 3])
+    seps = separations(X, y)
+    prod = [s for s in seps if s.kind == "product"]
+    assert prod and prod[0].parts == ((0, 1), (2, 3))
+    start = prod[0].part_values(0) * prod[0].part_values(1)
+    assert np.max(np.abs(start / y - 1)) < 0.05
+
+
+@pytest.mark.parametrize("law", [
+    lambda X: X[:, 0] * X[:, 1] + np.sin(X[:, 1] * X[:, 2]),
+    lambda X: np.sin(X[:, 0] * X[:, 1] + X[:, 2]),
+    lambda X: np.tanh(X[:, 0] + X[:, 1] - X[:, 2]),
+])
+def test_non_separable_laws_do_not_split(law):
+    X = points(200, 3)
+    assert separations(X, law(X)) == []
+
+
+def test_abstains_on_few_points_and_fits_on_given_rows():
+    X = points(25, 3)
+    assert partition(X, X[:, 0] + X[:, 1] * X[:, 2]) is None
+    X = points(300, 3)
+    y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
+    y_bad = y.copy()
+    y_bad[200:] = 1e6  # rows the test must not read
+    parts, explained, comps, _ = partition(X, y_bad, np.arange(200))
+    assert parts == [(0,), (1, 2)] and explained > 0.999 and comps.shape == (300, 2)
+
+
+def test_proposer_depth_limit():
+    class S:
+        n_inputs = 4
+        depth = MAX_DEPTH
+
+    assert not SeparableProposer().applies(S())
+    S.depth = 0
+    assert SeparableProposer().applies(S())
+
+
+def exact(reg, law: str, m: int) -> bool:
+    return is_exact_recovery(reg.expr_, sympy.sympify(law, locals={f"x{k + 1}": sympy.Symbol(f"x{k + 1}")
+                                                                     for k in range(m)}))
+
+
+def test_sum_of_four_products_is_solved_part_by_part():
+    X = points(200, 8)
+    y = sum(X[:, 2 * k] * X[:, 2 * k + 1] for k in range(4))
+    reg = SuperposRegressor(random_state=0).fit(X, y)
+    assert exact(reg, "x1*x2 + x3*x4 + x5*x6 + x7*x8", 8)
+    assert reg.candidates_[0].source == "separable"
+
+
+def test_product_of_sums_is_solved_part_by_part():
+    X = points(200, 4, 1.0, 5.0)
+    reg = SuperposRegressor(random_state=0).fit(X, (X[:, 0] + X[:, 1]) * (X[:, 2] + X[:, 3]))
+    assert exact(reg, "(x1 + x2)*(x3 + x4)", 4)
