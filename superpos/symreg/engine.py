@@ -266,15 +266,16 @@ class Search:
         return decade_scales(points.X, points.y)
 
     def solve(self, X: np.ndarray, y: np.ndarray, proposers: Sequence[str], share: float,
-              basis: Basis | None = None) -> list[Candidate]:
+              basis: Basis | None = None, work: Basis | None = None) -> list[Candidate]:
         """The engine again on data of the proposer's own (rows as the search's, so the same
         split of points; inputs may differ), with the proposers named ``proposers`` (from the
         whole registry: a proposer's own sub-search does not depend on which sources the user
-        chose) and ``share`` of the effort left: the ranked pool, trees over ``basis`` (default:
-        the model's basis)."""
+        chose) and ``share`` of the effort left: the ranked pool, trees over ``work`` (default:
+        ``basis``, whose default is the model's basis; the laws' basis over it lets the laws and
+        families proposers run)."""
         basis = self.model.basis_ if basis is None else basis
         sub = replace(self, points=Points(X, y, self.points.fit, self.points.val, self.points.folds),
-                      basis=basis, work=basis, effort=self.effort.share(share),
+                      basis=basis, work=basis if work is None else work, effort=self.effort.share(share),
                       proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1,
                       notes={})
         return run_proposers(sub)

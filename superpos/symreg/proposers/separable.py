@@ -21,6 +21,7 @@ from ...core.tree import evaluate
 from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search
+from ..laws import law_basis
 from ..separable import Separation, separations
 
 __all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
@@ -31,7 +32,7 @@ MAX_DEPTH = 3
 PASSES = 2
 """Backfitting passes; each searches every part's structure on the current targets."""
 
-PART_PROPOSERS = ("model", "powers", "search", "reductions", "separable")
+PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "separable", "laws")
 
 
 class SeparableProposer:
@@ -39,7 +40,9 @@ class SeparableProposer:
     after_exact = False
 
     def applies(self, search: Search) -> bool:
-        return search.n_inputs >= 3 and search.depth < MAX_DEPTH
+        """Data of 3 or more inputs; within a part (depth >= 1) also 2 (exp(-(x1^2 + x2^2)) is
+        a product of two one-input parts)."""
+        return search.n_inputs >= (3 if search.depth == 0 else 2) and search.depth < MAX_DEPTH
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
@@ -104,18 +107,20 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
             if not np.all(np.isfinite(target)) or np.ptp(target) == 0:
                 return None
             basis = _part_basis(search, len(part))
-            found = search.solve(X[:, list(part)], target, PART_PROPOSERS, share=0.5 / (k * PASSES), basis=basis)
+            work = law_basis(basis)
+            found = search.solve(X[:, list(part)], target, PART_PROPOSERS, share=0.5 / (k * PASSES), basis=basis,
+                                 work=work)
             found = [c for c in found if np.all(np.isfinite(c.constants))]
             if not found:
                 return None
             best = found[0]
             with np.errstate(all="ignore"):
-                values = evaluate(best.tree, basis, X[:, list(part)], best.constants)
+                values = evaluate(best.tree, work, X[:, list(part)], best.constants)
             if not np.all(np.isfinite(values)):
                 return None
             current[i] = values
-            mapping = {basis.variables[j]: variables[v] for j, v in enumerate(part)}
-            exprs[i] = to_sympy(best.tree, basis, best.constants).xreplace(mapping)
+            mapping = {work.variables[j]: variables[v] for j, v in enumerate(part)}
+            exprs[i] = to_sympy(best.tree, work, best.constants).xreplace(mapping)
         if search.effort.exhausted():
             break
     return exprs
