@@ -8,7 +8,7 @@ import sympy
 from superpos import SuperposRegressor
 from superpos.datasets import is_exact_recovery
 from superpos.symreg.proposers.separable import MAX_DEPTH, SeparableProposer
-from superpos.symreg.separable import partition, separations
+from superpos.symreg.separable import partition, separations, split_parts
 
 
 def points(n, m, lo=-2.0, hi=2.0, seed=0):
@@ -93,3 +93,32 @@ def test_product_of_sums_is_solved_part_by_part():
     X = points(200, 4, 1.0, 5.0)
     reg = SuperposRegressor(random_state=0).fit(X, (X[:, 0] + X[:, 1]) * (X[:, 2] + X[:, 3]))
     assert exact(reg, "(x1 + x2)*(x3 + x4)", 4)
+
+
+def test_split_parts_groups_terms_and_factors():
+    x1, x2, x3, x4 = sympy.symbols("x1 x2 x3 x4")
+    parts = split_parts(x1 * x2 + sympy.sin(x3) + 2, "sum", ((0, 1), (2,)))
+    assert parts == [((0, 1), x1 * x2 + 2), ((2,), sympy.sin(x3))]
+    assert split_parts(3 * (x1 + x2) * (x3 + x4), "product", ((0, 1), (2, 3))) == [
+        ((0, 1), 3 * (x1 + x2)), ((2, 3), x3 + x4)]
+    assert split_parts(x1 * x3 + x2, "sum", ((0, 1), (2,))) == []  # a term across groups
+
+
+def test_cli_reports_the_parts(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from superpos.cli import app
+
+    X = points(200, 4)
+    y = 1.5 * np.sin(X[:, 0]) + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] ** 2
+    path = tmp_path / "sep.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,y", comments="")
+    out = CliRunner().invoke(app, ["predict", str(path), "--format", "json", "--quiet"])
+    doc = json.loads(out.stdout)
+    assert doc["decomposition"] == "sum"
+    assert sorted(sum((p["inputs"] for p in doc["parts"]), [])) == ["a", "b", "c", "d"]
+    assert any(p["formula"] == "3*sin(a)/2" for p in doc["parts"])
+    text = CliRunner().invoke(app, ["predict", str(path), "--quiet"]).stdout
+    assert "sum of 2 parts" in text

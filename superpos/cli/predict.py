@@ -156,8 +156,10 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
         front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
         params = {k: _finite(v) for k, v in f.parameters.items()}
+        parts = [{"inputs": [names[j] for j in g], "formula": str(rename_variables(e, names))} for g, e in f.parts]
         text = json.dumps({"formula": f.shown(names), "status": f.status, "family": f.family or None,
-                           "parameters": params or None, "latex": sympy.latex(expr), "r2": _finite(r2),
+                           "parameters": params or None, "decomposition": f.decomposition or None,
+                           "parts": parts or None, "latex": sympy.latex(expr), "r2": _finite(r2),
                            "seconds": seconds, "precision": settings.precision,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
                            "inputs": [names[j] for j in f.inputs],
@@ -167,6 +169,9 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         text = sympy.latex(expr) + "\n"
     else:
         text = f"{f.shown(names)}\n{f.status}{'   ' + f.family.replace('_', ' ') if f.family else ''}   R^2 = {r2:.6f}   confidence {f.confidence:.2f}   ({seconds:.3f} s)\n"
+        if f.parts:
+            text += f"  {f.decomposition} of {len(f.parts)} parts: " + "; ".join(
+                f"{str(rename_variables(e, names))} ({', '.join(names[j] for j in g)})" for g, e in f.parts) + "\n"
         if f.status == "approximation":
             shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
             text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))

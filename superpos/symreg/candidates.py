@@ -72,6 +72,9 @@ class Candidate:
     nmse_validation: float
     source: str = ""
     code_length: float = float("nan")
+    decomposition: tuple = field(default=(), repr=False, compare=False)
+    """("sum" or "product", input groups) where the separable proposer built the candidate
+    part by part; kept through refits."""
     powers: int = field(init=False, repr=False, compare=False, default=0)
     """How many fitted powers the tree holds (:func:`fitted_powers`), counted once."""
 

@@ -257,7 +257,8 @@ class Search:
             cv = points.cross_validated(trees, basis, [c for c, _, _ in fits], self.settings, self.seed)
             fits = [(c, ef, float(e)) for (c, ef, _), e in zip(fits, cv)]
         names = tuple(basis.to_list())
-        return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev, source or c.source)
+        return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev, source or c.source,
+                          decomposition=c.decomposition)
                 for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]
 
     def decade(self, points: Points | None = None) -> tuple[np.ndarray, int]:

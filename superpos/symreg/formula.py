@@ -60,6 +60,11 @@ class Formula:
     ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
     formula has a tree over the basis in them with finite constants, else they are the
     rescaled ones (``tree is scales[0]``)."""
+    decomposition: str = field(default="", repr=False)
+    """"sum" or "product" where the formula was solved part by part over disjoint groups of
+    inputs (:mod:`~superpos.symreg.separable`), else ""."""
+    parts: list = field(default_factory=list, repr=False)
+    """[(inputs (0-based), part as sympy)] of such a formula: its terms or factors by group."""
 
     @property
     def complexity(self) -> int:

@@ -35,6 +35,7 @@ from .laws import baseline_trees
 from .proposers import REGISTRY, chosen, propose_skeletons
 from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .selection import cross_validated_finalists, plausible, probe_points
+from .separable import split_parts
 from .settings import FormulaSettings
 from .snapping import snap_constants, snap_parameters
 from .status import formula_status
@@ -122,9 +123,10 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     clock.lap("simplify")
     # the model's own basis unless the formula needs a law's function (its colours come after)
     names = own.to_list() if int(np.max(win.tree)) < len(own) else basis.to_list()
+    parts = split_parts(expr, *win.decomposition) if win.decomposition else []
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    names, cands, clock.laps, errors, confidence, noise, used, left_out, status, family, parameters,
-                   shown, search.exact_below)
+                   shown, search.exact_below, decomposition=win.decomposition[0] if parts else "", parts=parts)
 
 
 def positive_inputs(expr, X: np.ndarray):

@@ -77,6 +77,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     expr_ : sympy expression with the fitted constants, in the column names of a DataFrame
         (``feature_names_in_``) when they are identifiers, else in x1, x2, ...
     tree_, constants_ : the winning prefix tree and its constants (what ``predict`` uses).
+    decomposition_, parts_ : "sum" or "product" and [(inputs (0-based), part as sympy)] where
+        the formula was solved part by part over disjoint groups of inputs, else "" and [].
     candidates_ : list of :class:`superpos.symreg.candidates.Candidate`, best first: ``formula``,
         ``log_likelihood``, ``r2_validation``, ``size``, ``rank`` (decoder rank).
     n_features_in_ : number of input columns.
@@ -146,6 +148,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
         self.status_ = f.status
         self.family_, self.parameters_ = f.family, dict(f.parameters)
+        self.decomposition_, self.parts_ = f.decomposition, list(f.parts)
         self.textbook_ = f.shown(names if expr is not f.expr else None) if f.textbook else ""
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 
 import numpy as np
+import sympy
 
-__all__ = ["Separation", "separations", "partition"]
+__all__ = ["Separation", "separations", "partition", "split_parts"]
 
 _EXPLAINED = 0.99
 """The share of the variance (of y, or of log|y| for products) the additive polynomial model of
@@ -152,4 +153,30 @@ def separations(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
         found = partition(X, np.log(np.abs(y)), rows)
         if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
             out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0]))))
+    return out
+
+
+def split_parts(expr: sympy.Expr, kind: str, groups) -> list[tuple[tuple[int, ...], sympy.Expr]]:
+    """The terms (``kind`` "sum") or factors ("product") of ``expr`` grouped by the input
+    ``groups`` (0-based; x1 is input 0): [(group, its part)], numbers joined to the first part;
+    [] when a term reads inputs of two groups (simplification merged parts) or only one group
+    is left."""
+    args = sympy.Add.make_args(expr) if kind == "sum" else sympy.Mul.make_args(expr)
+    op = sympy.Add if kind == "sum" else sympy.Mul
+    buckets: dict = {tuple(g): [] for g in groups}
+    loose = []
+    for a in args:
+        used = {int(s.name[1:]) - 1 for s in a.free_symbols if s.name[:1] == "x" and s.name[1:].isdigit()}
+        if not used:
+            loose.append(a)
+            continue
+        owner = [g for g in buckets if used <= set(g)]
+        if len(owner) != 1:
+            return []
+        buckets[owner[0]].append(a)
+    out = [(g, op(*terms)) for g, terms in buckets.items() if terms]
+    if len(out) < 2:
+        return []
+    if loose:
+        out[0] = (out[0][0], op(*loose, out[0][1]))
     return out

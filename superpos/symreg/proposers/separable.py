@@ -60,7 +60,8 @@ class SeparableProposer:
                 continue
             consts = np.array([float(c) for c in consts], dtype=np.float64)
             names = tuple(search.work.to_list())
-            c = Candidate(tree, names, search.floor(pool), 0, consts, np.inf, np.inf, self.name)
+            c = Candidate(tree, names, search.floor(pool), 0, consts, np.inf, np.inf, self.name,
+                          decomposition=(sep.kind, sep.parts))
             out += search.refit([(c, (tree, consts))], search.work, len(pool) + len(out))
         return out
 
