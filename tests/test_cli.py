@@ -105,7 +105,8 @@ def test_predict_text_json_latex(model_file, tmp_path):
                             "--format", "json", "-o", str(out)])
     assert r.exit_code == 0, r.output
     js = json.loads(out.read_text())
-    assert set(js) == {"formula", "status", "family", "parameters", "precision", "latex", "r2", "seconds", "constants", "confidence",
+    assert set(js) == {"formula", "status", "family", "parameters", "decomposition", "parts", "precision", "latex", "r2",
+                       "seconds", "constants", "confidence",
                        "noise", "inputs", "left_out_but_related", "front", "candidates"}
     assert js["status"] == "exact" and js["precision"] is None  # full float digits: float64 round-off
     assert set(js["candidates"][0]) == {"formula", "r2", "loglik", "source", "code_length"}

@@ -6,6 +6,7 @@ import pytest
 import sympy
 
 from superpos import SuperposRegressor
+from superpos.exceptions import SuperposError
 from superpos.datasets import is_exact_recovery
 from superpos.symreg.proposers.separable import MAX_DEPTH, SeparableProposer
 from superpos.symreg.separable import partition, separations, split_parts
@@ -66,14 +67,25 @@ def test_abstains_on_few_points_and_fits_on_given_rows():
     assert parts == [(0,), (1, 2)] and explained > 0.999 and comps.shape == (300, 2)
 
 
-def test_proposer_depth_limit():
+def test_proposer_depth_limit_and_settings():
+    from superpos.symreg.settings import FormulaSettings
+
     class S:
         n_inputs = 4
         depth = MAX_DEPTH
+        settings = FormulaSettings()
 
     assert not SeparableProposer().applies(S())
     S.depth = 0
     assert SeparableProposer().applies(S())
+    S.settings = FormulaSettings(decompose=False)
+    assert not SeparableProposer().applies(S())
+    S.settings = FormulaSettings(decompose_depth=0)
+    assert not SeparableProposer().applies(S())
+    S.n_inputs, S.depth, S.settings = 2, 1, FormulaSettings()
+    assert SeparableProposer().applies(S())
+    with pytest.raises(SuperposError, match="decompose_depth"):
+        FormulaSettings(decompose_depth=-1)
 
 
 def exact(reg, law: str, m: int) -> bool:

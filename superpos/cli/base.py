@@ -156,7 +156,7 @@ def option_names(exc: SuperposError) -> SuperposError:
     text = text.replace("must be None or a positive number of seconds", "must be a positive number of seconds")
     for name, option in (("top_k", "--top-k"), ("search_rounds", "--search"), ("random_state", "--seed"),
                          ("max_fits", "--max-fits"), ("time_limit", "--time-limit"), ("selection", "--selection"),
-                         ("proposers", "--proposers")):
+                         ("proposers", "--proposers"), ("decompose_depth", "--decompose-depth")):
         text = text.replace(name, option)
     return SuperposError(text)
 

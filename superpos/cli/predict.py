@@ -41,7 +41,11 @@ def predict(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
-                                            "(default: all): model, powers, families, search, reductions, baselines, sums, laws"),
+                                            "(default: all): model, powers, families, search, reductions, separable, baselines, sums, "
+                                            "laws"),
+    decompose: bool = typer.Option(True, "--decompose/--no-decompose", help="solve separable laws (sums or "
+                                   "products of parts over disjoint inputs) part by part"),
+    decompose_depth: int = typer.Option(3, "--decompose-depth", help="levels of parts within parts (0: off)"),
     precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
                                   "digits written in the file), float64, or a number such as 5e-4"),
 ) -> None:
@@ -59,7 +63,8 @@ def predict(
     try:
         given = None if precision in ("auto", "float64") else _precision(precision)
         settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed, selection=selection,
-                                   max_fits=max_fits, time_limit=time_limit, proposers=names, precision=given)
+                                   max_fits=max_fits, time_limit=time_limit, proposers=names, precision=given,
+                                   decompose=decompose, decompose_depth=decompose_depth)
         chosen(settings.proposers)
     except SuperposError as exc:
         raise option_names(exc) from None

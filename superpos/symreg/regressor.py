@@ -71,6 +71,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     precision : the data's relative precision (half a unit of the last written digit over the
         value, e.g. 5e-4 for 4 significant digits); a formula is ``exact`` when its error is
         what rounding to that precision makes. None: float64 round-off.
+    decompose, decompose_depth : solve separable laws (a sum or product of parts over disjoint
+        groups of inputs, :mod:`~superpos.symreg.separable`) part by part, with parts within
+        parts to ``decompose_depth`` levels; False or 0 turns it off.
 
     Attributes
     ----------
@@ -109,7 +112,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  simplify_seconds: float = 1.0, tie_rtol="auto", max_points: int = 1000,
                  cross_validate_below: int = 30, random_state=None, selection: str = "best",
                  max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
-                 precision: float | None = None):
+                 precision: float | None = None, decompose: bool = True, decompose_depth: int = 3):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -128,6 +131,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.time_limit = time_limit
         self.proposers = proposers
         self.precision = precision
+        self.decompose = decompose
+        self.decompose_depth = decompose_depth
 
     def fit(self, X, y):
         """Find the formula; returns self."""

@@ -49,6 +49,8 @@ class FormulaSettings:
     time_limit: float | None = None
     proposers: tuple | None = None
     precision: float | None = None
+    decompose: bool = True
+    decompose_depth: int = 3
 
     screen: tuple[int, int] = (2, 8)
     """(starts, iterations) of the cheap first fit every candidate gets."""
@@ -79,6 +81,10 @@ class FormulaSettings:
             raise SuperposError(f"simplify_seconds must be a number of seconds in [0, 3600], got {self.simplify_seconds!r}")
         if not (_is_int(self.max_points) and 20 <= self.max_points <= 10_000_000):
             raise SuperposError(f"max_points must be an integer in [20, 10000000], got {self.max_points!r}")
+        if not isinstance(self.decompose, (bool, np.bool_)):
+            raise SuperposError(f"decompose must be True or False, got {self.decompose!r}")
+        if not (_is_int(self.decompose_depth) and 0 <= self.decompose_depth <= 10):
+            raise SuperposError(f"decompose_depth must be an integer in [0, 10], got {self.decompose_depth!r}")
         if not (_is_int(self.cross_validate_below) and 0 <= self.cross_validate_below <= 1000):
             raise SuperposError(f"cross_validate_below must be an integer in [0, 1000], got {self.cross_validate_below!r}")
         if not (_is_int(self.screen_points) and (self.screen_points == 0 or self.screen_points >= 8)):

@@ -27,7 +27,7 @@ from ..separable import Separation, separations
 __all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
 
 MAX_DEPTH = 3
-"""Levels of parts within parts (the user's data is level 0)."""
+"""Default levels of parts within parts (the user's data is level 0): ``decompose_depth``."""
 
 PASSES = 2
 """Backfitting passes; each searches every part's structure on the current targets."""
@@ -41,8 +41,11 @@ class SeparableProposer:
 
     def applies(self, search: Search) -> bool:
         """Data of 3 or more inputs; within a part (depth >= 1) also 2 (exp(-(x1^2 + x2^2)) is
-        a product of two one-input parts)."""
-        return search.n_inputs >= (3 if search.depth == 0 else 2) and search.depth < MAX_DEPTH
+        a product of two one-input parts). Settings ``decompose`` and ``decompose_depth``
+        (default :data:`MAX_DEPTH`) turn it off or cap the levels."""
+        s = search.settings
+        return (s.decompose and search.n_inputs >= (3 if search.depth == 0 else 2)
+                and search.depth < s.decompose_depth)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
