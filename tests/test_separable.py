@@ -133,4 +133,4 @@ def test_cli_reports_the_parts(tmp_path):
     assert sorted(sum((p["inputs"] for p in doc["parts"]), [])) == ["a", "b", "c", "d"]
     assert any(p["formula"] == "3*sin(a)/2" for p in doc["parts"])
     text = CliRunner().invoke(app, ["predict", str(path), "--quiet"]).stdout
-    assert "sum of 2 parts" in text
+    assert "sum of " in text and " parts: 3*sin(a)/2 (a)" in text

@@ -6,4 +6,5 @@ from .latent import LatentSSVM
 from .perceptron import StructuredPerceptron
 from .subgradient import SubgradientSSVM
 
-__all__ = ["StructuredPerceptron", "SubgradientSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "KernelSSVM", "LatentSSVM"]
+__all__ = ["StructuredPerceptron", "SubgradientSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "KernelSSVM",
+           "LatentSSVM"]
