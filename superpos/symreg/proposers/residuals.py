@@ -4,9 +4,10 @@ For each of the :data:`TOP` best candidates that is not exact and whose residual
 on the fitting points still depend on the inputs (a cubic in some input explains part of them:
 the F-test of :func:`~superpos.symreg.inputs.residual_dependence` at 0.1 %), the engine solves r
 as one more additive part over all inputs (the model, powers and local search: short parts;
-:data:`SHARE` of the effort left each), and, where f keeps one sign, y / f as one more
-factor; f + g (or f g) is written as one tree and refitted jointly from both constants. Runs
-last: it serves the laws no other proposer reached, and an exact candidate spares it.
+:data:`SHARE` of the effort left each); f + g is written as one tree and refitted jointly from
+both constants. Runs last: it serves the laws no other proposer reached, and an exact candidate
+spares it. A factor y / f is not searched: on the hard set it turned a short approximation into
+a long product that fits the sample and fails beyond it (mm_linear, sample 4).
 """
 from __future__ import annotations
 
@@ -59,24 +60,20 @@ class ResidualsProposer:
             r = y - f
             if not residual_dependence(X[p.fit], r[p.fit], []):
                 continue
-            kinds = [("sum", r)]
-            if np.all(f > 0) or np.all(f < 0):
-                kinds.append(("product", y / f))
-            for kind, target in kinds:
-                found = search.solve(X, target, RESIDUAL_PROPOSERS, share=SHARE, basis=basis, work=work)
-                found = [g for g in found if np.all(np.isfinite(g.constants))]
-                if not found:
-                    continue
-                g = found[0]
-                whole = to_sympy(c.tree, search.work, c.constants)
-                part = to_sympy(g.tree, work, g.constants).xreplace(
-                    {v: w for v, w in zip(work.variables, search.work.variables)})
-                try:
-                    tree, consts = from_sympy(whole + part if kind == "sum" else whole * part, search.work)
-                except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-                    continue
-                consts = np.array([float(v) for v in consts], dtype=np.float64)
-                cand = Candidate(tree, tuple(search.work.to_list()), c.log_likelihood, 0, consts, np.inf, np.inf,
-                                 self.name)
-                out += search.refit([(cand, (tree, consts))], search.work, len(pool) + len(out))
+            found = search.solve(X, r, RESIDUAL_PROPOSERS, share=SHARE, basis=basis, work=work)
+            found = [g for g in found if np.all(np.isfinite(g.constants))]
+            if not found:
+                continue
+            g = found[0]
+            whole = to_sympy(c.tree, search.work, c.constants)
+            part = to_sympy(g.tree, work, g.constants).xreplace(
+                {v: w for v, w in zip(work.variables, search.work.variables)})
+            try:
+                tree, consts = from_sympy(whole + part, search.work)
+            except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+                continue
+            consts = np.array([float(v) for v in consts], dtype=np.float64)
+            cand = Candidate(tree, tuple(search.work.to_list()), c.log_likelihood, 0, consts, np.inf, np.inf,
+                             self.name)
+            out += search.refit([(cand, (tree, consts))], search.work, len(pool) + len(out))
         return out
