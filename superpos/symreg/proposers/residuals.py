@@ -39,7 +39,10 @@ class ResidualsProposer:
     after_exact = False
 
     def applies(self, search: Search) -> bool:
-        return search.settings.decompose and search.depth == 0
+        """The user's data (not a part) of 2 or more inputs: with one input a second part of the
+        same input only adds an approximation to an approximation (the README's Bessel curve
+        became sin(0.79 sin(1.16 r) / r) + 0.21 cos(0.717 r - 6 cos(0.07 r)))."""
+        return search.settings.decompose and search.depth == 0 and search.n_inputs >= 2
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
