@@ -42,7 +42,7 @@ def predict(
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
                                             "(default: all): model, powers, families, search, reductions, separable, baselines, sums, "
-                                            "laws, residuals"),
+                                            "laws"),
     decompose: bool = typer.Option(True, "--decompose/--no-decompose", help="solve separable laws (sums or "
                                    "products of parts over disjoint inputs) part by part"),
     decompose_depth: int = typer.Option(3, "--decompose-depth", help="levels of parts within parts (0: off)"),

@@ -11,14 +11,13 @@ from .laws import LawsProposer
 from .model import ModelProposer, SearchProposer, propose_skeletons
 from .powers import PowersProposer
 from .reductions import ReductionsProposer
-from .residuals import ResidualsProposer
 from .separable import SeparableProposer
 from .sums import SumsProposer
 
 __all__ = ["REGISTRY", "PROPOSER_NAMES", "chosen", "propose_skeletons"]
 
 REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
-            SeparableProposer(), BaselinesProposer(), SumsProposer(), LawsProposer(), ResidualsProposer())
+            SeparableProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 
