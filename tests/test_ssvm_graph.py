@@ -267,6 +267,14 @@ def test_bad_edge_features():
         EdgeFeatureGraphModel().initialize([GOOD], [np.array([0, 1, 0])])
 
 
+def test_multilabel_accepts_boolean_targets():
+    rng = np.random.default_rng(10)
+    X = np.column_stack([rng.normal(size=(40, 2)), np.ones(40)])
+    Y = X[:, :2] > 0
+    est = OneSlackSSVM(MultiLabelModel(edges="tree"), C=1.0).fit(X, Y)
+    assert est.score(X, Y) > 0.9 and np.array(est.predict(X)).dtype == np.int64
+
+
 def test_bad_multilabel_input():
     with pytest.raises(SuperposError, match="0/1"):
         MultiLabelModel().initialize(np.zeros((2, 3)), np.array([[0, 2], [1, 0]]))

@@ -127,7 +127,7 @@ class _PairwiseGraphModel(StructuredModel):
         n = g.n_nodes if complete else g.n_visible
         if y.ndim != 1 or y.size != n:
             raise SuperposError(f"labels must be one integer per node ({n}), got shape {y.shape}")
-        if not np.issubdtype(y.dtype, np.integer):
+        if not (np.issubdtype(y.dtype, np.integer) or y.dtype == np.bool_):
             raise SuperposError(f"labels must be integers, got dtype {y.dtype}")
         K = self.n_states_ if K is None else K
         if y.size and (y.min() < 0 or y.max() >= K):
