@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from ..core.constants import pi_multiple
 from .curve_starts import (damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts,
                            lorentzian_starts, richards_starts, tanh_starts, voigt_starts)
+from .notation import digits_cost, plus, power, shifted, shortest, times
 
 __all__ = ["Family", "FAMILIES", "family_trees", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
 
@@ -55,61 +55,6 @@ class Family:
     renderings: tuple
 
 
-# ------------------------------------------------------------------ numbers as text
-
-def shortest(v: float, rtol: float = 1e-6) -> str:
-    """The shortest decimal of ``v`` within ``rtol`` (relative): 99.0000001 is 99, 0.30000004
-    is 0.3; a fraction of denominator at most 12 that no short decimal writes, in parentheses:
-    (1/6), -(13/3)."""
-    v = float(v)
-    if v == 0 or not np.isfinite(v):
-        return repr(v) if not np.isfinite(v) else "0"
-    f = Fraction(v).limit_denominator(12)
-    if f.denominator > 1 and float(f) == v and abs(f.numerator) < 1000 and float(f"{v:.4g}") != v:  # 1/6, not 0.1666667; 0.25 stays
-        return f"({f})" if f > 0 else f"-({-f})"
-    for d in range(1, 16):
-        s = f"{v:.{d}g}"
-        if abs(float(s) - v) <= rtol * abs(v):
-            break
-    if "e" in s:
-        m, e = s.split("e")
-        s = np.format_float_positional(float(s), trim="-") if -5 <= int(e) < 16 else f"{m}e{int(e)}"
-    return s[:-2] if s.endswith(".0") else s
-
-
-def _digits(v: float) -> int:
-    s = shortest(v).lstrip("-").split("e")[0].replace(".", "").lstrip("0")
-    return max(1, len(s))
-
-
-def digits_cost(values) -> int:
-    """The digits a textbook form's parameters take to write (the forms compete on it)."""
-    return sum(_digits(float(v)) for v in values)
-
-
-def _times(a: float, rest: str) -> str:
-    """a*rest, with a = 1 and -1 written as nothing and -."""
-    s = shortest(a)
-    return rest if s == "1" else f"-{rest}" if s == "-1" else f"{s}*{rest}"
-
-
-def _plus(text: str, v: float) -> str:
-    """text + v, text - |v| for a negative v, text alone for 0."""
-    s = shortest(v)
-    return text if s == "0" else f"{text} - {s[1:]}" if s.startswith("-") else f"{text} + {s}"
-
-
-def _shifted(x: str, x0: float) -> str:
-    """(x - x0) written with its sign: (x - 4.2), (x + 1.3), x for 0."""
-    s = shortest(x0)
-    return x if s == "0" else f"({x} + {s[1:]})" if s.startswith("-") else f"({x} - {s})"
-
-
-def _power(base: str, n: float) -> str:
-    s = shortest(n)
-    return base if s == "1" else f"{base}**{s}" if not s.startswith("-") else f"{base}**({s})"
-
-
 # ------------------------------------------------------------------ textbook forms
 
 def _gaussian_params(c):
@@ -118,7 +63,7 @@ def _gaussian_params(c):
 
 
 def _gaussian_text(p, x):
-    return _plus(_times(p["amplitude"], f"exp(-{_shifted(x, p['center'])}**2/(2*{shortest(p['sigma'])}**2))"),
+    return plus(times(p["amplitude"], f"exp(-{shifted(x, p['center'])}**2/(2*{shortest(p['sigma'])}**2))"),
                  p["offset"])
 
 
@@ -128,7 +73,7 @@ def _lorentzian_params(c):
 
 
 def _lorentzian_text(p, x):
-    return _plus(f"{shortest(p['amplitude'])}/(1 + {_shifted(x, p['center'])}**2/{shortest(p['gamma'])}**2)",
+    return plus(f"{shortest(p['amplitude'])}/(1 + {shifted(x, p['center'])}**2/{shortest(p['gamma'])}**2)",
                  p["offset"])
 
 
@@ -138,7 +83,7 @@ def _lorentzian_raw_params(c):
 
 
 def _lorentzian_raw_text(p, x):
-    return _plus(f"{shortest(p['a'])}/({_shifted(x, p['center'])}**2 + {shortest(p['g'])})".replace("+ -", "- "),
+    return plus(f"{shortest(p['a'])}/({shifted(x, p['center'])}**2 + {shortest(p['g'])})".replace("+ -", "- "),
                  p["offset"])
 
 
@@ -151,9 +96,9 @@ def _voigt_params(c):
 
 
 def _voigt_text(p, x):
-    lor = f"{shortest(p['lorentz_amplitude'])}/(1 + {_shifted(x, p['lorentz_center'])}**2/{shortest(p['gamma'])}**2)"
-    gau = _times(p["gauss_amplitude"], f"exp(-{_shifted(x, p['gauss_center'])}**2/(2*{shortest(p['sigma'])}**2))")
-    return _plus(f"{lor} + {gau}".replace("+ -", "- "), p["offset"])
+    lor = f"{shortest(p['lorentz_amplitude'])}/(1 + {shifted(x, p['lorentz_center'])}**2/{shortest(p['gamma'])}**2)"
+    gau = times(p["gauss_amplitude"], f"exp(-{shifted(x, p['gauss_center'])}**2/(2*{shortest(p['sigma'])}**2))")
+    return plus(f"{lor} + {gau}".replace("+ -", "- "), p["offset"])
 
 
 def _odd(c):
@@ -168,7 +113,7 @@ def _logistic_params(c):
 
 
 def _logistic_text(p, x):
-    return _plus(f"{shortest(p['L'])}/(1 + exp({_times(-p['k'], _shifted(x, p['x0']))}))", p["offset"])
+    return plus(f"{shortest(p['L'])}/(1 + exp({times(-p['k'], shifted(x, p['x0']))}))", p["offset"])
 
 
 def _logistic_b_params(c):
@@ -179,7 +124,7 @@ def _logistic_b_params(c):
 
 
 def _logistic_b_text(p, x):
-    return _plus(f"{shortest(p['L'])}/(1 + {_times(p['B'], 'exp(' + _times(-p['k'], x) + ')')})", p["offset"])
+    return plus(f"{shortest(p['L'])}/(1 + {times(p['B'], 'exp(' + times(-p['k'], x) + ')')})", p["offset"])
 
 
 def _tanh_params(c):
@@ -188,7 +133,7 @@ def _tanh_params(c):
 
 
 def _tanh_text(p, x):
-    return _plus(_times(p["amplitude"], f"tanh({_times(p['k'], _shifted(x, p['x0']))})"), p["offset"])
+    return plus(times(p["amplitude"], f"tanh({times(p['k'], shifted(x, p['x0']))})"), p["offset"])
 
 
 def _erf_params(c):
@@ -198,7 +143,7 @@ def _erf_params(c):
 
 
 def _erf_text(p, x):
-    return _plus(_times(p["amplitude"], f"erf({_times(p['k'], _shifted(x, p['center']))})"), p["offset"])
+    return plus(times(p["amplitude"], f"erf({times(p['k'], shifted(x, p['center']))})"), p["offset"])
 
 
 def _gompertz_params(c):
@@ -207,7 +152,7 @@ def _gompertz_params(c):
 
 
 def _gompertz_text(p, x):
-    return _plus(_times(p["A"], f"exp({_times(-p['b'], 'exp(' + _times(-p['k'], x) + ')')})"), p["offset"])
+    return plus(times(p["A"], f"exp({times(-p['b'], 'exp(' + times(-p['k'], x) + ')')})"), p["offset"])
 
 
 def _richards_params(c):
@@ -218,8 +163,8 @@ def _richards_params(c):
 
 
 def _richards_text(p, x):
-    inner = f"(1 + {_times(p['B'], 'exp(' + _times(-p['k'], x) + ')')})"
-    return _plus(_times(p["L"], _power(inner, -1 / p["nu"])), p["offset"])
+    inner = f"(1 + {times(p['B'], 'exp(' + times(-p['k'], x) + ')')})"
+    return plus(times(p["L"], power(inner, -1 / p["nu"])), p["offset"])
 
 
 def _richards_x0_params(c):
@@ -231,8 +176,8 @@ def _richards_x0_params(c):
 
 
 def _richards_x0_text(p, x):
-    inner = f"(1 + {_times(p['nu'], 'exp(' + _times(-p['k'], _shifted(x, p['x0'])) + ')')})"
-    return _plus(f"{shortest(p['L'])}/{_power(inner, 1 / p['nu'])}", p["offset"])
+    inner = f"(1 + {times(p['nu'], 'exp(' + times(-p['k'], shifted(x, p['x0'])) + ')')})"
+    return plus(f"{shortest(p['L'])}/{power(inner, 1 / p['nu'])}", p["offset"])
 
 
 def _hill_params(c):
@@ -243,8 +188,8 @@ def _hill_params(c):
 
 
 def _hill_text(p, x):
-    xn = _power(x, p["n"])
-    return _plus(_times(p["top"], f"{xn}/({shortest(p['K'])} + {xn})"), p["bottom"])
+    xn = power(x, p["n"])
+    return plus(times(p["top"], f"{xn}/({shortest(p['K'])} + {xn})"), p["bottom"])
 
 
 def _hill_ec50_params(c):
@@ -255,8 +200,8 @@ def _hill_ec50_params(c):
 
 
 def _hill_ec50_text(p, x):
-    xn = _power(x, p["n"])
-    return _plus(_times(p["top"], f"{xn}/({_power(shortest(p['ec50']), p['n'])} + {xn})"), p["bottom"])
+    xn = power(x, p["n"])
+    return plus(times(p["top"], f"{xn}/({power(shortest(p['ec50']), p['n'])} + {xn})"), p["bottom"])
 
 
 def _four_pl_params(c):
@@ -265,7 +210,7 @@ def _four_pl_params(c):
 
 
 def _four_pl_text(p, x):
-    return _plus(f"{shortest(p['span'])}/(1 + {_times(p['b'], _power(x, p['n']))})", p["bottom"])
+    return plus(f"{shortest(p['span'])}/(1 + {times(p['b'], power(x, p['n']))})", p["bottom"])
 
 
 def _damped_params(c, positive: bool = True):
@@ -283,11 +228,11 @@ def _damped_signed_params(c):
 
 
 def _damped_text(p, x):
-    decay = f"exp({_times(-p['gamma'], x)})*" if shortest(p["gamma"]) != "0" else ""
-    wx = _times(p["omega"], x)
+    decay = f"exp({times(-p['gamma'], x)})*" if shortest(p["gamma"]) != "0" else ""
+    wx = times(p["omega"], x)
     ph = pi_multiple(p["phase"], 1e-9) if p["phase"] else None
-    phase = _plus(wx, p["phase"]) if ph is None else f"{wx} - {-ph}" if ph.could_extract_minus_sign() else f"{wx} + {ph}"
-    return _plus(_times(p["A"], f"{decay}cos({phase})"), p["offset"])
+    phase = plus(wx, p["phase"]) if ph is None else f"{wx} - {-ph}" if ph.could_extract_minus_sign() else f"{wx} + {ph}"
+    return plus(times(p["A"], f"{decay}cos({phase})"), p["offset"])
 
 
 _PEAK = "mul(c, exp(mul(c, pow2(add({x}, c)))))"

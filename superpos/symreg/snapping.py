@@ -24,7 +24,7 @@ import numpy as np
 from ..core.basis import Basis
 from ..core.constants import number_code, simple_values
 from ..core.tree import evaluate
-from .families import digits_cost
+from .notation import digits_cost
 from .fitting import jacobian, standard_errors_of
 
 __all__ = ["snap_values", "snap_constants", "snap_parameters"]
