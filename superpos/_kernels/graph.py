@@ -22,6 +22,18 @@ def graph_energy(unary, pairwise, edges, labels):
 
 
 @njit(cache=True)
+def _argmax_row(a, i):
+    """(max, first argmax) of row i of a."""
+    best = -np.inf
+    arg = 0
+    for s in range(a.shape[1]):
+        if a[i, s] > best:
+            best = a[i, s]
+            arg = s
+    return best, arg
+
+
+@njit(cache=True)
 def _adjacency(n, edges):
     """CSR lists of each node's incident edges: ptr (n + 1,), edge ids (2E,)."""
     ptr = np.zeros(n + 1, np.int64)
@@ -113,13 +125,7 @@ def forest_map(unary, pairwise, edges):
     for k in range(n):
         c = order[k]
         if parent[c] < 0:
-            best = -np.inf
-            arg = 0
-            for s in range(K):
-                if belief[c, s] > best:
-                    best = belief[c, s]
-                    arg = s
-            labels[c] = arg
+            best, labels[c] = _argmax_row(belief, c)
             value += best
         else:
             labels[c] = back[c, labels[parent[c]]]
@@ -149,13 +155,7 @@ def max_product(unary, pairwise, edges, max_iter, damping, tol):
     it = 0
     while True:
         for i in range(n):
-            best = -np.inf
-            arg = 0
-            for s in range(K):
-                if belief[i, s] > best:
-                    best = belief[i, s]
-                    arg = s
-            cur[i] = arg
+            cur[i] = _argmax_row(belief, i)[1]
         val = graph_energy(unary, pairwise, edges, cur)
         if val > best_val:
             best_val = val

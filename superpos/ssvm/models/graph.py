@@ -24,7 +24,7 @@ from ...exceptions import SuperposError
 from ..base import StructuredModel
 from ..inference import METHODS, energy, infer, is_forest
 
-__all__ = ["GraphModel", "EdgeFeatureGraphModel", "grid_edges"]
+__all__ = ["GraphModel", "EdgeFeatureGraphModel", "grid_edges", "check_edges", "upper_triangle_index"]
 
 
 def grid_edges(height: int, width: int) -> np.ndarray:
@@ -71,6 +71,16 @@ def check_class_weight(class_weight, K: int) -> np.ndarray:
     return cw
 
 
+def upper_triangle_index(K: int) -> np.ndarray:
+    """(K, K) map of a state pair (a, b) to its slot in the upper triangle of a symmetric matrix
+    (K (K + 1) / 2 slots, row-major); symmetric, so tri[a, b] = tri[b, a]."""
+    tri = np.zeros((K, K), np.int64)
+    iu = np.triu_indices(K)
+    tri[iu] = np.arange(iu[0].size)
+    tri[iu[1], iu[0]] = np.arange(iu[0].size)
+    return tri
+
+
 class _Graph:
     """A validated graph sample: features, edges, edge features, forest flag."""
 
@@ -107,6 +117,22 @@ class _PairwiseGraphModel(StructuredModel):
             raise SuperposError(f"{what} contain NaN or infinite values")
         return f
 
+    def _nodes(self, feats) -> np.ndarray:
+        """Checked node features of a graph with at least one node."""
+        f = self._check_features(feats)
+        if f.shape[0] == 0:
+            raise SuperposError("a graph needs at least one node")
+        return f
+
+    def _inference_setup(self, forests) -> None:
+        """``exact_inference_`` from the method and whether every training graph is a forest;
+        fresh ``inference_stats_``."""
+        if self.inference_method not in METHODS:
+            raise SuperposError(f"unknown inference {self.inference_method!r}; use one of {', '.join(METHODS)}")
+        self.exact_inference_ = self.inference_method in ("exact", "brute") or (
+            self.inference_method == "auto" and all(forests))
+        self.inference_stats_ = Counter()
+
     def _graph(self, x) -> _Graph:
         memo = self.__dict__.setdefault("_memo", {})
         hit = memo.get(id(x))
@@ -140,8 +166,6 @@ class _PairwiseGraphModel(StructuredModel):
         self.__dict__.pop("n_features_", None)
         if len(X) != len(Y) or len(X) == 0:
             raise SuperposError("X and Y must be non-empty lists of the same length")
-        if self.inference_method not in METHODS:
-            raise SuperposError(f"unknown inference {self.inference_method!r}; use one of {', '.join(METHODS)}")
         graphs = [self._parse_sample(x) for x in X]
         F = {g.features.shape[1] for g in graphs}
         if len(F) > 1:
@@ -154,9 +178,7 @@ class _PairwiseGraphModel(StructuredModel):
             raise SuperposError(f"n_states must be an integer >= 2, got {K!r}")
         self.n_states_ = int(K)
         self.class_weight_ = check_class_weight(self.class_weight, self.n_states_)
-        self.exact_inference_ = self.inference_method in ("exact", "brute") or (
-            self.inference_method == "auto" and all(g.forest for g in graphs))
-        self.inference_stats_ = Counter()
+        self._inference_setup(g.forest for g in graphs)
         return graphs
 
     # --- the oracles shared by every graph model ------------------------------------------
@@ -235,9 +257,7 @@ class GraphModel(_PairwiseGraphModel):
     def _parse_sample(self, x) -> _Graph:
         if not (isinstance(x, (tuple, list)) and len(x) == 2):
             raise SuperposError("each x of a GraphModel must be a pair (node features (N, F), edges (E, 2))")
-        f = self._check_features(x[0])
-        if f.shape[0] == 0:
-            raise SuperposError("a graph needs at least one node")
+        f = self._nodes(x[0])
         return _Graph(f, check_edges(x[1], f.shape[0], self.directed), None, f.shape[0], f.shape[0])
 
     def initialize(self, X, Y) -> "GraphModel":
@@ -245,12 +265,8 @@ class GraphModel(_PairwiseGraphModel):
         for g, y in zip(graphs, Y):
             self._labels(y, g)
         K, F = self.n_states_, self.n_features_
-        tri = np.zeros((K, K), np.int64)
-        iu = np.triu_indices(K)
-        tri[iu] = np.arange(iu[0].size)
-        tri[iu[1], iu[0]] = np.arange(iu[0].size)
-        self._tri = tri
-        self.n_pairwise_ = K * K if self.directed else iu[0].size
+        self._tri = upper_triangle_index(K)
+        self.n_pairwise_ = K * K if self.directed else K * (K + 1) // 2
         self.size_joint_feature = K * F + self.n_pairwise_
         return self
 
@@ -306,9 +322,7 @@ class EdgeFeatureGraphModel(_PairwiseGraphModel):
         if not (isinstance(x, (tuple, list)) and len(x) == 3):
             raise SuperposError("each x of an EdgeFeatureGraphModel must be a triple (node features (N, F), "
                                 "edges (E, 2), edge features (E, L))")
-        f = self._check_features(x[0])
-        if f.shape[0] == 0:
-            raise SuperposError("a graph needs at least one node")
+        f = self._nodes(x[0])
         e = check_edges(x[1], f.shape[0], True)
         ef = self._check_features(x[2], "edge features")
         if ef.shape[0] != e.shape[0]:

@@ -16,12 +16,11 @@ labellings; the loss counts the visible nodes only, Delta(h, h') = sum_{h_i < K}
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 
 import numpy as np
 
 from ...exceptions import SuperposError
-from .graph import _Graph, _PairwiseGraphModel, check_class_weight, check_edges
+from .graph import _Graph, _PairwiseGraphModel, check_class_weight, check_edges, upper_triangle_index
 
 __all__ = ["LatentNodeModel"]
 
@@ -83,16 +82,10 @@ class LatentNodeModel(_PairwiseGraphModel):
         self.class_weight_ = cw
         for g, y in zip(graphs, Y):
             self._labels(y, g, complete=np.size(y) == g.n_nodes and g.n_nodes != g.n_visible)
-        self.exact_inference_ = self.inference_method in ("exact", "brute") or (
-            self.inference_method == "auto" and all(g.forest for g in graphs))
-        self.inference_stats_ = Counter()
+        self._inference_setup(g.forest for g in graphs)
         S = self.n_states_
-        tri = np.zeros((S, S), np.int64)
-        iu = np.triu_indices(S)
-        tri[iu] = np.arange(iu[0].size)
-        tri[iu[1], iu[0]] = np.arange(iu[0].size)
-        self._tri = tri
-        self.size_joint_feature = self.n_labels_ * self.n_features_ + iu[0].size
+        self._tri = upper_triangle_index(S)
+        self.size_joint_feature = self.n_labels_ * self.n_features_ + S * (S + 1) // 2
         return self
 
     def _labels(self, y, g: _Graph, K: int | None = None, complete: bool = True) -> np.ndarray:

@@ -13,8 +13,6 @@ array.
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from ...exceptions import SuperposError
@@ -87,9 +85,7 @@ class MultiLabelModel(_PairwiseGraphModel):
         self.class_weight_ = np.ones(2)
         self.edges_ = edges
         self._label_graph = _Graph(np.zeros((L, 0)), edges, None, L, L)
-        self.exact_inference_ = self.inference_method in ("exact", "brute") or (
-            self.inference_method == "auto" and self._label_graph.forest)
-        self.inference_stats_ = Counter()
+        self._inference_setup([self._label_graph.forest])
         self.size_joint_feature = L * self.n_features_ + 4 * edges.shape[0]
         return self
 
