@@ -31,7 +31,7 @@ from .selection import rank_candidates
 from .settings import FormulaSettings
 from .units import decade_scales, to_user_units
 
-__all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "MODEL_SCORED"]
+__all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "model_basis_over", "MODEL_SCORED"]
 
 MODEL_POINTS = 200
 """The structure model sees at most this many points: its corpus has data sets of 20-200
@@ -113,6 +113,12 @@ class Effort:
         return Effort(max(1, int(fraction * self.left)), self.deadline, 0, self)
 
 
+def model_basis_over(model: StructureModel, n_inputs: int) -> Basis:
+    """The model's basis, widened to ``n_inputs`` variables where the data have more inputs."""
+    k = model.basis_.n_variables
+    return model.basis_ if n_inputs <= k else Basis(model.basis_.to_list(), n_inputs)
+
+
 @dataclass
 class Search:
     """One search's context: ``X``, ``y`` (the points the formula is chosen on, in the engine's
@@ -149,8 +155,7 @@ class Search:
         if not isinstance(model, StructureModel):
             raise SuperposError(f"the structure model {type(model).__name__} lacks basis_, size_bonus_, "
                                 "log_theta_for or decode")
-        k = model.basis_.n_variables
-        basis = model.basis_ if X.shape[1] <= k else Basis(model.basis_.to_list(), X.shape[1])
+        basis = model_basis_over(model, X.shape[1])
         shown = selection_sample(X, y, MODEL_POINTS, rng)  # the size of data set the model was trained on
         points = Points.split(X, y, settings.validation_fraction, rng, settings.cross_validate_below)
         deadline = None if settings.time_limit is None else time.perf_counter() + float(settings.time_limit)

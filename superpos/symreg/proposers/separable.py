@@ -16,12 +16,11 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ...core.basis import Basis
 from ...core.symbolic import from_sympy, to_sympy
 from ...core.tree import evaluate
 from ...exceptions import NotRepresentable
 from ..candidates import Candidate
-from ..engine import Search
+from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import Separation, separations
 
@@ -91,11 +90,6 @@ def _product(parts: list[sympy.Expr]) -> sympy.Expr:
     return _near_integers(scale * sympy.Mul(*out))
 
 
-def _part_basis(search: Search, n: int) -> Basis:
-    model_basis = search.model.basis_
-    return model_basis if n <= model_basis.n_variables else Basis(model_basis.to_list(), n)
-
-
 def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
     """Each part's best formula over the search's variables, by backfitting; None when a part
     finds nothing or its values are not finite."""
@@ -111,7 +105,7 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
                 target = y - np.sum(others, axis=0) if sep.kind == "sum" else y / np.prod(others, axis=0)
             if not np.all(np.isfinite(target)) or np.ptp(target) == 0:
                 return None
-            basis = _part_basis(search, len(part))
+            basis = model_basis_over(search.model, len(part))
             work = law_basis(basis)
             found = search.solve(X[:, list(part)], target, PART_PROPOSERS, share=0.5 / (k * PASSES), basis=basis,
                                  work=work)
