@@ -157,7 +157,8 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
         order = best_order(finalists, means, exact_below)
     else:
         order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
-    ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng)
+    ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng,
+                           settings.lm_iterations, seed)
     return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
                                settings.tie_tolerance(cv.n_validation)) + rest
 
@@ -174,31 +175,35 @@ not a poor fit (R^2 0.74 beside 0.96)."""
 
 
 def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                 rng: np.random.Generator) -> list[Candidate]:
+                 rng: np.random.Generator, max_iter: int = 50, seed: int = 0) -> list[Candidate]:
     """A law before an approximation: the first candidate (in the rule's order) of error
     similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
-    with its constants on X) is ``exact`` or ``law`` goes first. When there is none, no law is
+    with its constants on X, and refitted on the interior for the edge test of
+    :mod:`~superpos.symreg.edges`, ``max_iter`` steps) is ``exact`` or ``law`` goes first. When there is none, no law is
     claimed and the simplest candidate (the tie rule, :func:`tie_keys`) within :data:`_WINDOW`
     of the least error goes first: an approximation is worth its brevity, and a longer sum
     that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
     -d log(error) / d complexity, picked such sums: their last terms cut the error by large
     factors for a few nodes each)."""
     from ..core.tree import evaluate
+    from .edges import edge_errors, edge_splits
     from .status import formula_status, neighbourhoods
 
     errors = np.array([c.nmse_validation for c in cands], dtype=np.float64)
     if not np.isfinite(errors).any():
         return cands
     e0 = float(np.min(errors[np.isfinite(errors)]))
-    hoods = None
+    hoods = splits = None
     for k, c in enumerate(cands):
         if not (np.isfinite(c.nmse_validation) and _similar(c.nmse_validation, e0)):
             continue
         with np.errstate(all="ignore"):
             r = y - evaluate(c.tree, basis, X, c.constants)
         hoods = neighbourhoods(X) if hoods is None else hoods
+        splits = edge_splits(X) if splits is None else splits
+        edges = edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits)
         if formula_status(c.nmse_validation, exact_below, X, r, np.random.default_rng(rng.integers(2**31)),
-                          hoods=hoods) != "approximation":
+                          hoods=hoods, edges=edges) != "approximation":
             return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
     limit = max(min(_WINDOW[0] * e0, e0 + _WINDOW[2]), e0 + _WINDOW[1])
     pick = min((k for k in range(len(cands)) if errors[k] <= limit), key=lambda k: (*tie_keys([cands[k]])[0], k))

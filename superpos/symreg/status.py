@@ -1,7 +1,9 @@
 """The honest status of a formula: ``exact`` (to the data's precision), ``law`` (not exact, but
 its residuals show no structure left) or ``approximation`` (otherwise).
 
-A law's residuals are noise: no input explains them (the F-test of a cubic in each input
+A law holds beyond the points that fixed its constants: refitted on the interior of the sample,
+it predicts the outermost points as well (:mod:`~superpos.symreg.edges`; an expansion that fits
+a smooth curve to round-off does not). A law's residuals are noise: no input explains them (the F-test of a cubic in each input
 against a constant, :func:`~superpos.symreg.inputs.residual_dependence`, the ``left_out`` test,
 at 0.1 %), and neither of two smooth fits of the residuals on all inputs predicts held-out
 residuals better than their mean (one-sided, 0.1 % for them together): a global one (:func:`smooth_gain`:
@@ -19,6 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .edges import holds_at_edges
 from .inputs import residual_dependence
 
 __all__ = ["STATUSES", "formula_status", "smooth_gain", "neighbour_gains", "neighbourhoods"]
@@ -131,12 +134,17 @@ def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) ->
 
 
 def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np.ndarray,
-                   rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None) -> str:
+                   rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None,
+                   edges: np.ndarray | None = None) -> str:
     """``exact`` when the normalised error ``nmse`` is under ``exact_below`` (the data's
     precision); else ``law`` when the ``residuals`` on X show no structure (module docstring)
     and (given ``least``, the least error of the candidates) no candidate explains much more
-    (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise. ``hoods``:
-    :func:`neighbourhoods` of X, to reuse across formulas."""
+    (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise, and whenever
+    the formula refitted on an interior misses its edge (``edges``: (interior, edge) errors,
+    :func:`~superpos.symreg.edges.holds_at_edges`). ``hoods``: :func:`neighbourhoods` of X, to
+    reuse across formulas."""
+    if edges is not None and not holds_at_edges(edges, exact_below):
+        return "approximation"
     if nmse < exact_below:
         return "exact"
     if least is not None and nmse > max(2.0 * least, least + 1e-3):
