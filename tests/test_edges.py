@@ -41,7 +41,7 @@ def test_a_law_holds_at_its_edges(noise):
     tree, start = _tree("2.0*x1*exp(-0.5*x2)", basis)
     errors = edge_errors(tree, basis, X, y, start, 50, 0)
     assert errors.shape == (4, 2)
-    assert holds_at_edges(errors, 1e-10)
+    assert holds_at_edges(errors)
 
 
 def test_an_expansion_that_fits_the_sample_fails_at_its_edges():
@@ -54,7 +54,7 @@ def test_an_expansion_that_fits_the_sample_fails_at_its_edges():
     tree, fitted = _tree(" + ".join(f"{float(a)!r}*x1**{k}" for k, a in enumerate(coef)), basis)
     errors = edge_errors(tree, basis, x[:, None], y, fitted, 50, 0)
     assert 1 - errors[:, 0].max() > 0.99
-    assert not holds_at_edges(errors, 1e-10)
+    assert not holds_at_edges(errors)
     r = y - np.polynomial.polynomial.polyval(x, coef)
     rng = np.random.default_rng(0)
     status_without = formula_status(float(np.mean(r**2) / np.var(y)), 1e-10, x[:, None], r, rng)
@@ -64,10 +64,11 @@ def test_an_expansion_that_fits_the_sample_fails_at_its_edges():
 
 
 def test_holds_at_edges_compares_each_edge_with_its_interior():
-    assert holds_at_edges(np.array([[1e-3, 3e-3], [1e-3, 1e-3]]), 1e-10)
-    assert not holds_at_edges(np.array([[1e-3, 3e-3], [1e-3, 5e-3]]), 1e-10)
-    assert holds_at_edges(np.array([[1e-30, 1e-12]]), 1e-10)  # exact within the data's precision
-    assert holds_at_edges(np.zeros((0, 2)), 1e-10)
+    assert holds_at_edges(np.array([[1e-3, 3e-3], [1e-3, 1e-3]]))
+    assert not holds_at_edges(np.array([[1e-3, 3e-3], [1e-3, 5e-3]]))
+    assert holds_at_edges(np.array([[1e-31, 1e-30]]))  # round-off
+    assert not holds_at_edges(np.array([[1e-18, 1e-14]]))  # an expansion exact in the interior only
+    assert holds_at_edges(np.zeros((0, 2)))
 
 
 def test_an_expansion_is_not_called_exact_or_a_law(shipped):

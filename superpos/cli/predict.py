@@ -48,10 +48,15 @@ def predict(
     decompose_depth: int = typer.Option(3, "--decompose-depth", help="levels of parts within parts (0: off)"),
     precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
                                   "digits written in the file), float64, or a number such as 5e-4"),
+    template: Optional[str] = typer.Option(None, "--template", help="the law's form with unknown parts, e.g. "
+                                           "'f(x1, x2) + g(x3)' or 'exp(f(mass)) * c' (column names or x1, x2, "
+                                           "...; the same name twice is one function; c: a constant)"),
 ) -> None:
     """Find the formula behind a data set: structure from the model, constants from the data.
 
     Example: superpos predict datasets/examples/example.csv --format json
+
+    Template: superpos predict data.csv --template "f(x1, x2) + g(x3)"  (the unknown parts found; a batch uses it for every file)
 
     Batch: superpos predict runs/ -o formulas.csv --resume  (one row per data set: file, formula, status, r2, seconds, error; the output's suffix chooses CSV, .json or .jsonl; it is written whole at the end, the finished rows kept meanwhile for --resume; exit 1 when some data sets failed)
     """
@@ -66,6 +71,10 @@ def predict(
                                    max_fits=max_fits, time_limit=time_limit, proposers=names, precision=given,
                                    decompose=decompose, decompose_depth=decompose_depth)
         chosen(settings.proposers)
+        if template is not None:
+            from ..symreg.template import check_template
+
+            check_template(template)
     except SuperposError as exc:
         raise option_names(exc) from None
     auto = precision == "auto"
@@ -77,7 +86,7 @@ def predict(
     if len(files) != 1 or Path(data[0]).is_dir():
         if plot is not None:
             raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
-        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto)
+        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto, template)
         return
     if fmt is None:
         fmt = "text"
@@ -92,7 +101,7 @@ def predict(
     from ..symreg.render import units_unimported
 
     with _collector_paused(), units_unimported():
-        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto)
+        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template)
 
 
 @contextmanager
@@ -127,7 +136,23 @@ def _with_precision(settings, info: dict, auto: bool):
     return replace(settings, precision=min(p, 0.05)) if auto and p is not None and p > 1e-15 else settings
 
 
-def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool, auto: bool) -> None:
+def _with_template(settings, template: str | None, names: list[str], notes: list[str]):
+    """``settings`` with the ``--template`` written over x1, x2, ... (column names replaced), and
+    a note naming the columns it leaves out."""
+    from dataclasses import replace
+
+    from ..symreg.template import template_over_inputs
+
+    if template is None:
+        return settings
+    text, unused = template_over_inputs(template, names)
+    if unused:
+        notes.append(f"the template does not name {', '.join(unused)}: ignored")
+    return replace(settings, template=text)
+
+
+def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool, auto: bool,
+                 template: str | None = None) -> None:
     import sympy
 
     from ..core.files import atomic_write_text
@@ -140,7 +165,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     notes: list[str] = []
     info: dict = {}
     X, y, names = read_dataset(path, target, notes, info)
-    settings = _with_precision(settings, info, auto)
+    settings = _with_template(_with_precision(settings, info, auto), template, names, notes)
     for note in notes if not quiet else ():
         typer.echo(f"note: {note}", err=True)
     predictor = str(model) if model else None
@@ -221,7 +246,7 @@ def _expand_inputs(data: List[str]) -> List[str]:
     return files
 
 
-def _solve_file(predictor, f: str, target, settings, auto: bool = False) -> dict:
+def _solve_file(predictor, f: str, target, settings, auto: bool = False, template: str | None = None) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
     import warnings
 
@@ -237,7 +262,8 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False) -> dict
             warnings.simplefilter("ignore", RuntimeWarning)
             info: dict = {}
             X, y, names = read_dataset(f, target, info=info)
-            found = find_formula(X, y, predictor, _with_precision(settings, info, auto))
+            found = find_formula(X, y, predictor, _with_template(_with_precision(settings, info, auto), template,
+                                                                 names, []))
             with np.errstate(all="ignore"):
                 row.update(formula=found.shown(names), status=found.status,
                            r2=_finite(r2(y, found.predict(X))))
@@ -274,7 +300,8 @@ def _open_stream(output):
             raise SuperposError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto: bool) -> None:
+def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto: bool,
+                   template: str | None = None) -> None:
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
     or one JSON array at the end. To ``--output``: through a locked journal, the file written
     whole at the end (:mod:`.batch`)."""
@@ -298,11 +325,11 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
 
     def solve(todo):
         if jobs == 1:
-            yield from (_solve_file(predictor, f, target, settings, auto) for f in todo)
+            yield from (_solve_file(predictor, f, target, settings, auto, template) for f in todo)
             return
         with soft_interrupts():  # the workers run the kernels; this thread only waits
             yield from Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_solve_file)(source, f, target, settings, auto) for f in todo)
+                delayed(_solve_file)(source, f, target, settings, auto, template) for f in todo)
 
     failed = 0
     if output is None or is_special(output):  # standard output, a FIFO, a device: streamed, no journal

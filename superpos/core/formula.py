@@ -14,7 +14,10 @@ import sympy
 
 from ..exceptions import SuperposError
 
-__all__ = ["parse_formula"]
+__all__ = ["parse_formula", "parse_template", "TEMPLATE_CONSTANT"]
+
+TEMPLATE_CONSTANT = "c"
+"""In a template, each ``c`` is a constant of its own, fitted to the data."""
 
 _FORMULA_FUNCTIONS = {"sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "exp": sympy.exp, "log": sympy.log,
                       "sqrt": sympy.sqrt, "Abs": sympy.Abs, "abs": sympy.Abs, "tanh": sympy.tanh, "asin": sympy.asin,
@@ -62,14 +65,16 @@ def _nesting(tree: ast.AST) -> tuple[int, int]:
 class _FormulaReader:
     """sympy expression and, for constant parts, value (to refuse huge ones first) of an ``ast``."""
 
-    def __init__(self, text: str, symbols: dict, numbers=None):
+    def __init__(self, text: str, symbols: dict, numbers=None, template: bool = False):
         self.source, self.symbols, self.bits, self.numbers = "", symbols, 0.0, numbers or sympy.Float
+        self.template, self.placeholders, self.constants = template, {}, 0
         self.shown = repr(text if len(text) <= 120 else text[:100] + "...")
         self.deadline = time.perf_counter() + _MAX_SECONDS
 
     def fail(self, problem: str | None = None) -> SuperposError:
-        return SuperposError(f"{problem[:160]} in the formula {self.shown}" if problem else
-                             f"the formula {self.shown} is not finite (division by zero?)")
+        what = "template" if self.template else "formula"
+        return SuperposError(f"{problem[:160]} in the {what} {self.shown}" if problem else
+                             f"the {what} {self.shown} is not finite (division by zero?)")
 
     def guarded(self, f, *args) -> float:
         try:  # in complex arithmetic: a finite real number or an error
@@ -112,6 +117,11 @@ class _FormulaReader:
                 return self.checked(self.symbols[node.id], None, not self.symbols[node.id].free_symbols)
             if node.id in _FORMULA_FUNCTIONS:
                 raise self.fail(f"the function {node.id} without its argument")
+            if self.template and node.id == TEMPLATE_CONSTANT:  # each c its own constant
+                self.constants += 1
+                return sympy.Symbol(f"c{self.constants - 1}", real=True), None
+            if self.template:
+                raise self.fail(f"the name {node.id!r}, which is no input, constant or placeholder call")
             return sympy.Symbol(node.id, real=True), None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
             e, v = self.walk(node.operand)
@@ -160,6 +170,8 @@ class _FormulaReader:
 
     def call(self, node: ast.Call):
         f = node.func.id if isinstance(node.func, ast.Name) else None
+        if self.template and f is not None and f not in _FORMULA_FUNCTIONS and f not in self.symbols:
+            return self.placeholder(f, node), None
         if f not in _FORMULA_FUNCTIONS or f in self.symbols:
             raise self.fail(f"a call of {ast.get_source_segment(self.source, node.func)!r}, which is not a function")
         if f == "pow" and len(node.args) == 2 and not node.keywords:  # pow(x, 0.45) is x**0.45
@@ -171,7 +183,45 @@ class _FormulaReader:
         return self.checked(_FORMULA_FUNCTIONS[f](arg), value)
 
 
-def parse_formula(text: str, symbols: dict | None = None, numbers=None) -> sympy.Expr:
+    def placeholder(self, name: str, node: ast.Call):
+        """f(x1, x2): an unknown function of inputs, the same function wherever the name recurs."""
+        if name == TEMPLATE_CONSTANT or _FORMULA_NAME.fullmatch(name):
+            raise self.fail(f"the placeholder name {name!r} (x1, x2, ... are inputs and c a constant: choose "
+                            f"another name, such as f or g)")
+        if node.keywords or not node.args:
+            raise self.fail(f"the placeholder {name}() without inputs (write it as {name}(x1, ...))")
+        args = []
+        for a in node.args:
+            if not (isinstance(a, ast.Name) and a.id in self.symbols and self.symbols[a.id].free_symbols):
+                shown = ast.get_source_segment(self.source, a) or "?"
+                raise self.fail(f"the argument {shown[:40]!r} of the placeholder {name} (its arguments are "
+                                f"input names)")
+            args.append(self.symbols[a.id])
+        if len(set(args)) != len(args):
+            raise self.fail(f"an input twice in the placeholder {name}")
+        if self.placeholders.setdefault(name, len(args)) != len(args):
+            raise self.fail(f"the placeholder {name} called with {len(args)} and with {self.placeholders[name]} "
+                            f"inputs (one name is one function)")
+        return sympy.Function(name)(*args)
+
+
+def parse_template(text: str, symbols: dict) -> sympy.Expr:
+    """Read a template such as ``"f(x1, x2) + g(x3)"`` or ``"exp(f(x1)) * c"``: the reader of
+    :func:`parse_formula` with its limits, where a call of a name that is no function is a
+    placeholder, an unknown function of the inputs it names (input names only, each once; the
+    same name twice is one shared function), each ``c`` a constant of its own (c0, c1, ...)
+    and numbers fixed. ``symbols``: the inputs by name (the caller adds x1..xm and column names,
+    and refuses columns named like functions or placeholders). At least one placeholder."""
+    if not isinstance(text, str):
+        raise SuperposError(f"a template must be a string, got {type(text).__name__}")
+    expr = parse_formula(text, symbols, template=True)
+    if not expr.atoms(sympy.core.function.AppliedUndef):
+        raise SuperposError(f"the template {text[:100]!r} has no placeholder: write the unknown parts as "
+                            f"functions of inputs, e.g. f(x1, x2) + g(x3)")
+    return expr
+
+
+def parse_formula(text: str, symbols: dict | None = None, numbers=None, template: bool = False) -> sympy.Expr:
     """Parse a formula such as ``"2*sin(x1) + x2**2"`` with a walker over Python's ``ast``
     (no eval, no sympify), which accepts decimal numbers, + - * / ** ^, the names in ``symbols``,
     x1..x999, c, c0, c1, ..., pi, E, sin cos tan exp log sqrt Abs abs tanh asin acos atan sinh
@@ -179,11 +229,11 @@ def parse_formula(text: str, symbols: dict | None = None, numbers=None) -> sympy
     :class:`SuperposError` before sympy (which spins for minutes on 9**9**9**9) computes it.
     ``numbers``: how a decimal literal's text becomes a number (default ``sympy.Float``; the
     exactness checks read them as rounded rationals before sympy merges 0.5 exp(4.0 - 0.4 x)
-    into 27.299 exp(-0.4 x))."""
+    into 27.299 exp(-0.4 x)). ``template``: read it as :func:`parse_template` does."""
     if not isinstance(text, str):
         raise SuperposError(f"a formula must be a string, got {type(text).__name__}")
     symbols = {"pi": sympy.pi, "E": sympy.E, **(symbols or {})}
-    reader = _FormulaReader(text, symbols, numbers)
+    reader = _FormulaReader(text, symbols, numbers, template)
     if len(text) > _MAX_TEXT:
         raise reader.fail(f"more than {_MAX_TEXT} characters")
     source = reader.source = text.replace("^", "**").strip()
@@ -198,10 +248,14 @@ def parse_formula(text: str, symbols: dict | None = None, numbers=None) -> sympy
     if depth > _MAX_DEPTH or calls > _MAX_CALLS:
         raise reader.fail(f"nesting deeper than {_MAX_DEPTH} levels" if depth > _MAX_DEPTH else
                           f"functions and roots nested more than {_MAX_CALLS} deep")
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):
+        if template and id(node) in called:
+            continue
         if isinstance(node, ast.Name) and not (node.id in symbols or node.id in _FORMULA_FUNCTIONS
                                                or _FORMULA_NAME.fullmatch(node.id)):
-            raise SuperposError(f"unknown name {node.id[:40]!r} in the formula {reader.shown}")
+            raise SuperposError(f"unknown name {node.id[:40]!r} in the {'template' if template else 'formula'} "
+                                f"{reader.shown}")
     expr, _ = reader.walk(tree.body)
     if expr.has(*_INFINITIES):  # x1/(x1 - x1) and the like
         raise reader.fail()

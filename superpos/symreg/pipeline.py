@@ -75,7 +75,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("decoding")
     sample = selection_sample(X, y, settings.max_points, rng)
     Xs, ys = X[sample], y[sample]
-    search = Search.start(Xs, ys, model, settings, rng, seed, chosen(settings.proposers), REGISTRY)
+    search = Search.start(Xs, ys, model, settings, rng, seed, chosen(settings.proposers, settings.template),
+                          REGISTRY)
     points, basis, work, clock = search.points, search.basis, search.work, search.clock
     report("fitting candidates")
     cands = run_proposers(search)
@@ -85,8 +86,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     clock.lap("fit_candidates")
 
     if not search.exact(cands) or not holds_at_edges(
-            edge_errors(cands[0].tree, work, points.X, points.y, cands[0].constants, settings.lm_iterations, seed),
-            search.exact_below):
+            edge_errors(cands[0].tree, work, points.X, points.y, cands[0].constants, settings.lm_iterations, seed)):
         affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine, search.exact_below,
                                           MODEL_SCORED)
@@ -117,9 +117,10 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
         exact = error < search.exact_below
         left_out = [] if exact else residual_dependence(Xs, residuals, used)
         least = min((c.nmse_validation for c in cands[:40] if np.isfinite(c.nmse_validation)), default=None)
-        edges = edge_errors(win.tree, basis, Xs, ys, constants, settings.lm_iterations, seed)
         status = formula_status(error, search.exact_below, Xs, residuals, np.random.default_rng(seed),
-                                None if least is None else min(least, error), edges=edges)
+                                None if least is None else min(least, error),
+                                edges=lambda: edge_errors(win.tree, basis, Xs, ys, constants, settings.lm_iterations,
+                                                          seed))
     family, parameters, shown = "", {}, ""
     rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
     if rendered is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import sympy
@@ -15,6 +16,7 @@ from .formula import evaluate_formula
 from .pipeline import find_formula
 from .render import rename_variables
 from .settings import FormulaSettings
+from .template import template_over_inputs
 
 __all__ = ["SuperposRegressor"]
 
@@ -71,6 +73,11 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     precision : the data's relative precision (half a unit of the last written digit over the
         value, e.g. 5e-4 for 4 significant digits); a formula is ``exact`` when its error is
         what rounding to that precision makes. None: float64 round-off.
+    template : the law's form with unknown parts, e.g. ``"f(x1, x2) + g(x3)"`` or
+        ``"exp(f(x1)) * c"`` (:mod:`~superpos.symreg.template`): placeholders are names called
+        with inputs (x1, x2, ... or a DataFrame's column names; the same name twice is one
+        function), ``c`` a fitted constant; the placeholders are found, nothing else is
+        searched. Inputs it does not name are ignored (with a warning).
     decompose, decompose_depth : solve separable laws (a sum or product of parts over disjoint
         groups of inputs, :mod:`~superpos.symreg.separable`) part by part, with parts within
         parts to ``decompose_depth`` levels; False or 0 turns it off.
@@ -112,7 +119,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  simplify_seconds: float = 1.0, tie_rtol="auto", max_points: int = 1000,
                  cross_validate_below: int = 30, random_state=None, selection: str = "best",
                  max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
-                 precision: float | None = None, decompose: bool = True, decompose_depth: int = 3):
+                 precision: float | None = None, decompose: bool = True, decompose_depth: int = 3,
+                 template: str | None = None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -133,16 +141,22 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.precision = precision
         self.decompose = decompose
         self.decompose_depth = decompose_depth
+        self.template = template
 
     def fit(self, X, y):
         """Find the formula; returns self."""
-        settings = FormulaSettings.from_options(**{k: v for k, v in self.get_params(deep=False).items()
-                                                   if k != "predictor"})
+        options = {k: v for k, v in self.get_params(deep=False).items() if k not in ("predictor", "template")}
+        settings = FormulaSettings.from_options(**options)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
-        f = find_formula(X, y, self.predictor, settings)
         names = [str(n) for n in getattr(self, "feature_names_in_", [])]
+        if self.template is not None:
+            text, unused = template_over_inputs(self.template, names or [f"x{j + 1}" for j in range(X.shape[1])])
+            if unused:
+                warnings.warn(f"the template does not name {', '.join(unused)}: ignored", UserWarning, stacklevel=2)
+            settings = FormulaSettings.from_options(**options, template=text)
+        f = find_formula(X, y, self.predictor, settings)
         if names and all(_IDENT.match(n) for n in names) and len(set(names)) == len(names):
             expr = rename_variables(f.expr, names)
         else:

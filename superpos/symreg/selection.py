@@ -201,7 +201,10 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
             r = y - evaluate(c.tree, basis, X, c.constants)
         hoods = neighbourhoods(X) if hoods is None else hoods
         splits = edge_splits(X) if splits is None else splits
-        edges = edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits)
+
+        def edges(c=c):
+            return edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits)
+
         if formula_status(c.nmse_validation, exact_below, X, r, np.random.default_rng(rng.integers(2**31)),
                           hoods=hoods, edges=edges) != "approximation":
             return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]

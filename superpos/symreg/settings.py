@@ -51,6 +51,7 @@ class FormulaSettings:
     precision: float | None = None
     decompose: bool = True
     decompose_depth: int = 3
+    template: str | None = None
 
     screen: tuple[int, int] = (2, 8)
     """(starts, iterations) of the cheap first fit every candidate gets."""
@@ -111,6 +112,18 @@ class FormulaSettings:
             if not (isinstance(names, (tuple, list)) and names and all(isinstance(n, str) for n in names)):
                 raise SuperposError(f"proposers must be None (all) or names of proposers, got {self.proposers!r}")
             object.__setattr__(self, "proposers", tuple(names))
+        if self.template is not None:  # read against the data's inputs when the search starts
+            import re
+
+            import sympy
+
+            from ..core.formula import parse_template
+
+            if not isinstance(self.template, str):
+                raise SuperposError(f"template must be None or a string such as 'f(x1, x2) + g(x3)', got "
+                                    f"{type(self.template).__name__}")
+            names = set(re.findall(r"\bx[1-9][0-9]{0,2}\b", self.template))
+            parse_template(self.template, {n: sympy.Symbol(n, real=True) for n in names})
         if self.precision is not None and not (isinstance(self.precision, numbers.Real)
                                                and not isinstance(self.precision, bool) and 0 < self.precision < 0.1):
             raise SuperposError(f"precision must be None (float64 round-off) or the data's relative precision in "

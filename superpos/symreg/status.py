@@ -135,18 +135,20 @@ def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) ->
 
 def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np.ndarray,
                    rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None,
-                   edges: np.ndarray | None = None) -> str:
+                   edges=None) -> str:
     """``exact`` when the normalised error ``nmse`` is under ``exact_below`` (the data's
     precision); else ``law`` when the ``residuals`` on X show no structure (module docstring)
     and (given ``least``, the least error of the candidates) no candidate explains much more
     (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise, and whenever
-    the formula refitted on an interior misses its edge (``edges``: (interior, edge) errors,
-    :func:`~superpos.symreg.edges.holds_at_edges`). ``hoods``: :func:`neighbourhoods` of X, to
-    reuse across formulas."""
-    if edges is not None and not holds_at_edges(edges, exact_below):
-        return "approximation"
+    the formula refitted on an interior misses its edge (``edges``: (interior, edge) errors of
+    :func:`~superpos.symreg.edges.edge_errors`, or a function computing them, called last, only
+    for a formula that would be exact or a law; :func:`~superpos.symreg.edges.holds_at_edges`).
+    ``hoods``: :func:`neighbourhoods` of X, to reuse across formulas."""
+    def holds() -> bool:
+        return edges is None or holds_at_edges(edges() if callable(edges) else edges)
+
     if nmse < exact_below:
-        return "exact"
+        return "exact" if holds() else "approximation"
     if least is not None and nmse > max(2.0 * least, least + 1e-3):
         return "approximation"
     r = np.asarray(residuals, dtype=np.float64)
@@ -157,4 +159,4 @@ def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np
     r = r - r.mean()
     gains = [g for g in [smooth_gain(X, r, rng)] + neighbour_gains(X, r, hoods) if g is not None]
     z = NormalDist().inv_cdf(1.0 - _LEVEL / max(1, len(gains)))  # 0.1 % for the tests together
-    return "approximation" if any(g > z for g in gains) else "law"
+    return "approximation" if any(g > z for g in gains) or not holds() else "law"

@@ -13,8 +13,13 @@ from .powers import PowersProposer
 from .reductions import ReductionsProposer
 from .separable import SeparableProposer
 from .sums import SumsProposer
+from .template import TemplateProposer
 
-__all__ = ["REGISTRY", "PROPOSER_NAMES", "chosen", "propose_skeletons"]
+__all__ = ["REGISTRY", "PROPOSER_NAMES", "TEMPLATE", "chosen", "propose_skeletons"]
+
+TEMPLATE = TemplateProposer()
+"""The user's template: when ``FormulaSettings.template`` is given, the only proposer (it is not
+in the registry: a template replaces the sources, it does not join them)."""
 
 REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
             SeparableProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
@@ -22,9 +27,11 @@ REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchPropose
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 
 
-def chosen(names) -> tuple:
+def chosen(names, template: str | None = None) -> tuple:
     """The registry's proposers named in ``names`` (all when None), in the registry's order; an
-    unknown name is an error that lists the known ones."""
+    unknown name is an error that lists the known ones. With a ``template``, only its proposer."""
+    if template is not None:
+        return (TEMPLATE,)
     if names is None:
         return REGISTRY
     unknown = [n for n in names if n not in PROPOSER_NAMES]
