@@ -26,7 +26,7 @@ from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
 from .candidates import Candidate, selection_sample
-from .edges import edge_errors, holds_at_edges
+from .edges import edge_errors, edge_floor, holds_at_edges
 from .engine import MODEL_SCORED, Search, run_proposers
 from .families import recognise, textbook
 from .fitting import refit_constants
@@ -86,7 +86,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     clock.lap("fit_candidates")
 
     if not search.exact(cands) or not holds_at_edges(
-            edge_errors(cands[0].tree, work, points.X, points.y, cands[0].constants, settings.lm_iterations, seed)):
+            edge_errors(cands[0].tree, work, points.X, points.y, cands[0].constants, settings.lm_iterations, seed),
+            edge_floor(settings.precision, search.exact_below)):
         affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine, search.exact_below,
                                           MODEL_SCORED)
@@ -120,7 +121,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
         status = formula_status(error, search.exact_below, Xs, residuals, np.random.default_rng(seed),
                                 None if least is None else min(least, error),
                                 edges=lambda: edge_errors(win.tree, basis, Xs, ys, constants, settings.lm_iterations,
-                                                          seed))
+                                                          seed),
+                                edge_floor=edge_floor(settings.precision, search.exact_below))
     family, parameters, shown = "", {}, ""
     rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
     if rendered is not None:

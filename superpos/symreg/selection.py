@@ -12,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from .candidates import Candidate, Points
+from .edges import EDGE_FLOOR, edge_floor
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
@@ -158,7 +159,7 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     else:
         order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
     ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng,
-                           settings.lm_iterations, seed)
+                           settings.lm_iterations, seed, edge_floor(settings.precision, exact_below))
     return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
                                settings.tie_tolerance(cv.n_validation)) + rest
 
@@ -169,19 +170,21 @@ def _similar(e: float, e0: float) -> bool:
 
 
 _WINDOW = (10.0, 0.01, 0.05)
-"""When no candidate is a law, the simplest within 10x the least normalised error (but at
-most 0.05 of R^2 more), or 0.01 (R^2) more, is chosen: brevity is worth a little accuracy,
-not a poor fit (R^2 0.74 beside 0.96)."""
+"""When no candidate is a law, the approximation shown has at most 10x the least normalised
+error (but at most 0.05 of R^2 more), or 0.01 (R^2) more (:func:`_brief`): brevity is worth a
+little accuracy, not a poor fit (R^2 0.74 beside 0.96)."""
 
 
 def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                 rng: np.random.Generator, max_iter: int = 50, seed: int = 0) -> list[Candidate]:
+                 rng: np.random.Generator, max_iter: int = 50, seed: int = 0,
+                 floor: float = EDGE_FLOOR) -> list[Candidate]:
     """A law before an approximation: the first candidate (in the rule's order) of error
     similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
     with its constants on X, and refitted on the interior for the edge test of
-    :mod:`~superpos.symreg.edges`, ``max_iter`` steps) is ``exact`` or ``law`` goes first. When there is none, no law is
-    claimed and the simplest candidate (the tie rule, :func:`tie_keys`) within :data:`_WINDOW`
-    of the least error goes first: an approximation is worth its brevity, and a longer sum
+    :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``) is ``exact`` or ``law`` goes first. When there is none, no law is
+    claimed and the approximation :func:`_brief` picks goes first (the simplest the front
+    reaches at a bounded cost of error per node, within :data:`_WINDOW` of the least error):
+    an approximation is worth its brevity, and a longer sum
     that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
     -d log(error) / d complexity, picked such sums: their last terms cut the error by large
     factors for a few nodes each)."""
@@ -206,11 +209,44 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
             return edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits)
 
         if formula_status(c.nmse_validation, exact_below, X, r, np.random.default_rng(rng.integers(2**31)),
-                          hoods=hoods, edges=edges) != "approximation":
+                          hoods=hoods, edges=edges, edge_floor=floor) != "approximation":
             return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
-    limit = max(min(_WINDOW[0] * e0, e0 + _WINDOW[2]), e0 + _WINDOW[1])
-    pick = min((k for k in range(len(cands)) if errors[k] <= limit), key=lambda k: (*tie_keys([cands[k]])[0], k))
+    pick = _brief(cands, errors, e0, exact_below)
     return cands if pick == 0 else [cands[pick]] + cands[:pick] + cands[pick + 1:]
+
+
+_RATE = 1.0
+"""An approximation gives up at most this much log error per unit of complexity saved (e, 2.7x
+the error per node), step by step along the front (:func:`_brief`)."""
+
+
+def _brief(cands: list[Candidate], errors: np.ndarray, e0: float, exact_below: float) -> int:
+    """The approximation to show: from the candidate of least error, step to the next simpler
+    one of the accuracy-complexity front while each step costs at most :data:`_RATE` of log
+    error per unit of complexity (errors under the data's precision count as that precision)
+    and the error stays within :data:`_WINDOW` of the least. A long sum that fits to
+    round-off gives way to a formula a fifth its length that is almost as good (AI Feynman
+    III.14.14: a 130-node expansion, a 20-node formula of R^2 0.999), but a 16-node formula
+    with R^2 1.0 does not give way to a 4-node one with 0.987 (the hard set's Michaelis-Menten
+    with a linear term): a flat window of 0.01 of R^2 took that step."""
+    limit = max(min(_WINDOW[0] * e0, e0 + _WINDOW[2]), e0 + _WINDOW[1])
+    keys = tie_keys(cands)
+    order = sorted((k for k in range(len(cands)) if np.isfinite(errors[k])), key=lambda k: (*keys[k], k))
+    front, last = [], np.inf
+    for k in order:  # simplest first, each better than every simpler one
+        if errors[k] < last:
+            front.append(k)
+            last = errors[k]
+    floor = max(exact_below, 1e-300)
+    cur = front[-1]
+    for k in reversed(front[:-1]):
+        if errors[k] > limit:
+            break
+        saved = max(keys[cur, 0] - keys[k, 0], 1.0)
+        if np.log(max(errors[k], floor) / max(errors[cur], floor)) > _RATE * saved:
+            break
+        cur = k
+    return cur
 
 
 def best_order(cands: list[Candidate], loss: np.ndarray, floor: float = 1e-10, limit: float | None = None) -> list[int]:

@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .edges import holds_at_edges
+from .edges import EDGE_FLOOR, holds_at_edges
 from .inputs import residual_dependence
 
 __all__ = ["STATUSES", "formula_status", "smooth_gain", "neighbour_gains", "neighbourhoods"]
@@ -135,17 +135,18 @@ def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) ->
 
 def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np.ndarray,
                    rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None,
-                   edges=None) -> str:
+                   edges=None, edge_floor: float = EDGE_FLOOR) -> str:
     """``exact`` when the normalised error ``nmse`` is under ``exact_below`` (the data's
     precision); else ``law`` when the ``residuals`` on X show no structure (module docstring)
     and (given ``least``, the least error of the candidates) no candidate explains much more
     (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise, and whenever
     the formula refitted on an interior misses its edge (``edges``: (interior, edge) errors of
     :func:`~superpos.symreg.edges.edge_errors`, or a function computing them, called last, only
-    for a formula that would be exact or a law; :func:`~superpos.symreg.edges.holds_at_edges`).
+    for a formula that would be exact or a law; :func:`~superpos.symreg.edges.holds_at_edges`
+    with ``edge_floor``, :func:`~superpos.symreg.edges.edge_floor`).
     ``hoods``: :func:`neighbourhoods` of X, to reuse across formulas."""
     def holds() -> bool:
-        return edges is None or holds_at_edges(edges() if callable(edges) else edges)
+        return edges is None or holds_at_edges(edges() if callable(edges) else edges, edge_floor)
 
     if nmse < exact_below:
         return "exact" if holds() else "approximation"
