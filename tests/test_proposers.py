@@ -74,3 +74,33 @@ def test_laws_proposer_fits_arrhenius_with_every_start(shipped, fast):
     assert p.after_exact
     cands = p.propose(s, [])
     assert {c.source for c in cands} == {"laws"} and _best(cands).nmse_validation < 1e-8
+
+
+def test_outer_transforms_and_their_inverses_round_trip():
+    import sympy
+
+    from superpos.symreg.proposers.outer import TRANSFORMS, outer, transformed
+
+    g = sympy.Symbol("g")
+    for y in (np.linspace(0.5, 3.0, 20), -np.linspace(0.5, 3.0, 20)):
+        for kind in TRANSFORMS:
+            t = transformed(y, kind)
+            assert t is not None
+            back = sympy.lambdify(g, outer(kind, g, float(np.sign(y[0]))))(t)
+            assert np.allclose(back, y), kind
+    assert transformed(np.linspace(-1, 1, 20), "square") is None  # both signs: y^2 loses the sign
+    assert transformed(np.linspace(0, 400, 20), "exp") is None
+
+
+def test_outer_proposer_solves_the_inverse_of_a_sum(shipped, fast):
+    from superpos.symreg.proposers.outer import OuterProposer
+
+    X = np.random.default_rng(2).uniform(1, 5, (150, 3))
+    s = _search(shipped, X, 1 / (1 / X[:, 0] + 1 / X[:, 1] + 1 / X[:, 2]), fast)
+    p = OuterProposer()
+    assert p.applies(s)
+    cands = p.propose(s, [])
+    assert cands and {c.source for c in cands} == {"outer"}
+    assert _best(cands).nmse_validation < 1e-10
+    s = _search(shipped, X, X[:, 0] * X[:, 1] + np.sin(X[:, 2]), fast)  # y itself separates: nothing to do
+    assert p.propose(s, []) == []

@@ -9,6 +9,7 @@ from .baselines import BaselinesProposer
 from .families import FamiliesProposer
 from .laws import LawsProposer
 from .model import ModelProposer, SearchProposer, propose_skeletons
+from .outer import OuterProposer
 from .powers import PowersProposer
 from .reductions import ReductionsProposer
 from .separable import SeparableProposer
@@ -22,7 +23,7 @@ TEMPLATE = TemplateProposer()
 in the registry: a template replaces the sources, it does not join them)."""
 
 REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
-            SeparableProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
+            SeparableProposer(), OuterProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 
