@@ -81,7 +81,10 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("fitting candidates")
     cands = run_proposers(search)
     if not cands:
-        raise SuperposError("no candidate formula could be fitted: allow more proposers or a larger max_fits")
+        raise SuperposError(f"the template {settings.template!r} could not be fitted to these data (a placeholder "
+                            f"found no formula, or the template's values are not finite): check its form" if
+                            settings.template else
+                            "no candidate formula could be fitted: allow more proposers or a larger max_fits")
     own, basis = basis, work  # every candidate from here on is a tree over work
     clock.lap("fit_candidates")
 
