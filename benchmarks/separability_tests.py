@@ -1,4 +1,6 @@
-"""How often the separability tests fire, on separable laws and on non-separable controls.
+"""How often the separability tests fire, on separable laws and on non-separable controls,
+and the composed-law test (y = F(g(x)): a transform of y splits where y does not,
+:func:`superpos.symreg.proposers.outer.firing`) on composed laws and the same controls.
 
 For each law of ``datasets/benchmarks/separable.tsv`` and ``separable_controls.tsv`` (one
 sample of 200 points, seed 0), clean and at 1 % noise (y += N(0, (0.01 rms y)^2)), the tests
@@ -17,7 +19,12 @@ import numpy as np
 import sympy
 
 from superpos.datasets import load_problems
+from superpos.symreg.proposers.outer import firing
 from superpos.symreg.separable import separations
+
+INVERSE = {"comp_sqrt": "square", "comp_inv": "inverse", "comp_resistors": "inverse", "comp_exp": "log",
+           "comp_log": "exp"}
+"""The transform that undoes each composed law's outer function, by the start of its name."""
 
 
 def groups(expr: sympy.Expr, kind: str, m: int) -> list[set]:
@@ -64,6 +71,20 @@ def main() -> None:
                 rows.append((name, p.name, noise, [(s.kind, s.parts) for s in found], right, sec))
                 print(f"{name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} {sec * 1e3:6.1f} ms "
                       f"{[(s.kind, s.parts) for s in found]}")
+    outer_rows = []
+    for name in ("composed", "separable_controls"):
+        for p in load_problems(name):
+            X, y = p.sample(random_state=0)
+            fit = np.random.default_rng(0).permutation(len(y))[:int(0.75 * len(y))]
+            for noise in (0.0, 0.01):
+                yy = y + np.random.default_rng(1).normal(0, noise * np.sqrt(np.mean(y**2)), y.size)
+                t = time.perf_counter()
+                kinds = [k for k, _ in firing(X, yy, fit)]
+                sec = time.perf_counter() - t
+                right = name == "composed" and next(v for k, v in INVERSE.items() if p.name.startswith(k)) in kinds
+                outer_rows.append((name, p.name, noise, kinds, right, sec))
+                print(f"outer {name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} "
+                      f"{sec * 1e3:6.1f} ms {kinds}")
     print("\n| set | condition | laws | fired | right partition | false positives | median ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for name in ("separable", "separable_controls"):
@@ -74,6 +95,16 @@ def main() -> None:
             fp = fired if name == "separable_controls" else fired - right
             print(f"| {name} | {'clean' if noise == 0 else '1 % noise'} | {len(r)} | {fired} | "
                   f"{right if name == 'separable' else '-'} | {fp} | {1e3 * np.median([x[5] for x in r]):.1f} |")
+    print("\n| composed-law test | condition | laws | fired | right transform | false positives | median ms |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name in ("composed", "separable_controls"):
+        for noise in (0.0, 0.01):
+            r = [x for x in outer_rows if x[0] == name and x[2] == noise]
+            fired = sum(bool(x[3]) for x in r)
+            right = sum(x[4] for x in r)
+            print(f"| {name} | {'clean' if noise == 0 else '1 % noise'} | {len(r)} | {fired} | "
+                  f"{right if name == 'composed' else '-'} | {fired if name != 'composed' else '-'} | "
+                  f"{1e3 * np.median([x[5] for x in r]):.1f} |")
 
 
 if __name__ == "__main__":

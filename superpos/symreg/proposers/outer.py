@@ -19,7 +19,7 @@ from ..laws import law_basis
 from ..separable import separations
 from .separable import PART_PROPOSERS
 
-__all__ = ["OuterProposer", "TRANSFORMS", "transformed", "outer"]
+__all__ = ["OuterProposer", "TRANSFORMS", "transformed", "outer", "firing"]
 
 TRANSFORMS = ("square", "inverse", "log", "exp")
 """T(y) = y^2, 1/y, log|y|, exp(y); F = T^-1 is sqrt (with y's sign), 1/u, exp (with y's sign), log."""
@@ -61,6 +61,22 @@ def outer(kind: str, g: sympy.Expr, sign: float) -> sympy.Expr:
     return sympy.log(g)
 
 
+def firing(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[str, np.ndarray]]:
+    """[(transform, T(y))] of the transforms whose T(y) splits into parts on ``rows``
+    (:func:`~superpos.symreg.separable.separations`) leaving at most :data:`_GAIN` of what
+    y's own split leaves unexplained (all of it when y does not split)."""
+    left = min((1.0 - s.explained for s in separations(X, y, rows)), default=1.0)
+    out = []
+    for kind in TRANSFORMS:
+        t = transformed(y, kind)
+        if t is None or not np.all(np.isfinite(t)) or np.ptp(t) == 0:
+            continue
+        seps = separations(X, t, rows)
+        if seps and 1.0 - max(s.explained for s in seps) <= _GAIN * left:
+            out.append((kind, t))
+    return out
+
+
 class OuterProposer:
     name = "outer"
     after_exact = False
@@ -71,21 +87,12 @@ class OuterProposer:
         return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
-        p = search.points
         X, y = search.X, search.y
-        base = separations(p.X, p.y, p.fit)
-        left = min((1.0 - s.explained for s in base), default=1.0)
         sign = float(np.sign(y[np.argmax(np.abs(y))]))
         out: list[Candidate] = []
-        for kind in TRANSFORMS:
+        for kind, t in firing(X, y, search.points.fit):
             if search.effort.exhausted():
                 break
-            t = transformed(y, kind)
-            if t is None or not np.all(np.isfinite(t)) or np.ptp(t) == 0:
-                continue
-            seps = separations(X, t, p.fit)
-            if not seps or 1.0 - max(s.explained for s in seps) > _GAIN * left:
-                continue
             basis = model_basis_over(search.model, search.n_inputs)
             work = law_basis(basis)
             found = search.solve(X, t, PART_PROPOSERS, share=0.25, basis=basis, work=work)
