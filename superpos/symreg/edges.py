@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.numeric import error_scale
 from ..core.tree import evaluate
-from .fitting import refit_constants
+from .fitting import jacobian, refit_constants
 
 __all__ = ["EDGE_SHARE", "EDGE_RATIO", "EDGE_FLOOR", "edge_splits", "edge_errors", "edge_floor", "holds_at_edges"]
 
@@ -60,22 +60,48 @@ def edge_splits(X: np.ndarray, share: float = EDGE_SHARE) -> list[tuple[np.ndarr
 
 def edge_errors(tree, basis, X: np.ndarray, y: np.ndarray, constants, max_iter: int, seed: int,
                 splits: list | None = None) -> np.ndarray:
-    """(edges, 2): per edge of :func:`edge_splits` (pass ``splits`` to reuse them across
-    formulas), the normalised errors (by the variance of all of y) on the interior and on the
-    edge of the formula with its constants refitted on the interior (from ``constants``)."""
+    """(edges, 3): per edge of :func:`edge_splits` (pass ``splits`` to reuse them across
+    formulas), with the constants refitted on the interior (from ``constants``), the normalised
+    errors (by the variance of all of y) on the interior and on the edge, and the edge error a
+    right formula would make: the interior's noise sigma^2 = SSE / (n - p) plus the variance of
+    its predictions on the edge, sigma^2 h_i with h_i = J_i (J^T J)^-1 J_i^T the edge point's
+    leverage under the interior's Jacobian J (a power law over decades, refitted without its
+    largest values, extrapolates with the uncertainty of its exponents)."""
     splits = edge_splits(X) if splits is None else splits
     constants = np.asarray(constants, dtype=np.float64)
     scale = error_scale(y)
-    out = np.empty((len(splits), 2))
+    out = np.empty((len(splits), 3))
     for s, (inner, edge) in enumerate(splits):
         c = constants
         if c.size and np.all(np.isfinite(c)):
             c = refit_constants(tree, basis, X[inner], y[inner], c, 0, max_iter, seed)
         with np.errstate(all="ignore"):
             r = y - evaluate(tree, basis, X, c)
-            out[s] = float(np.mean(r[inner] ** 2)) / scale, float(np.mean(r[edge] ** 2)) / scale
+            e_in, e_edge = float(np.mean(r[inner] ** 2)), float(np.mean(r[edge] ** 2))
+            s2 = float(r[inner] @ r[inner]) / max(inner.size - c.size, 1)
+        out[s] = e_in / scale, e_edge / scale, s2 * (1.0 + _leverage(tree, basis, X, c, inner, edge)) / scale
     out[~np.isfinite(out)] = np.inf
     return out
+
+
+def _leverage(tree, basis, X: np.ndarray, c: np.ndarray, inner: np.ndarray, edge: np.ndarray) -> float:
+    """The mean leverage of the edge points under the interior's least-squares fit,
+    mean_i J_i (J_in^T J_in)^-1 J_i^T (columns scaled to unit norm; 0 without constants, inf
+    where the Jacobian is not finite)."""
+    if not c.size or not np.all(np.isfinite(c)):
+        return 0.0
+    J = jacobian(lambda v: evaluate(tree, basis, X, v), c)
+    if not np.all(np.isfinite(J)):
+        return float("inf")
+    Ji = J[inner]
+    d = np.sqrt(np.sum(Ji * Ji, axis=0))
+    safe = np.where(d > 0, d, 1.0)
+    A = (Ji / safe).T @ (Ji / safe) + 1e-12 * np.eye(c.size)
+    try:
+        B = np.linalg.solve(A, (J[edge] / safe).T)
+    except np.linalg.LinAlgError:
+        return float("inf")
+    return float(np.mean(np.sum((J[edge] / safe) * B.T, axis=1)))
 
 
 def edge_floor(precision: float | None, exact_below: float) -> float:
@@ -87,8 +113,10 @@ def edge_floor(precision: float | None, exact_below: float) -> float:
 
 
 def holds_at_edges(errors: np.ndarray, floor: float = EDGE_FLOOR) -> bool:
-    """Whether the (interior, edge) errors of :func:`edge_errors` are a law's: on every edge the
-    error at most :data:`EDGE_RATIO` times the interior's plus ``floor`` (:func:`edge_floor`;
-    true with no edges)."""
-    errors = np.asarray(errors, dtype=np.float64).reshape(-1, 2)
-    return bool(np.all(errors[:, 1] <= EDGE_RATIO * errors[:, 0] + floor))
+    """Whether the errors of :func:`edge_errors` are a law's: on every edge the error at most
+    :data:`EDGE_RATIO` times what a right formula would make there (the interior's error, or
+    its noise plus the prediction variance on the edge, whichever is larger) plus ``floor``
+    (:func:`edge_floor`; true with no edges)."""
+    errors = np.asarray(errors, dtype=np.float64).reshape(-1, 3)
+    expected = np.maximum(errors[:, 0], errors[:, 2])
+    return bool(np.all(errors[:, 1] <= EDGE_RATIO * expected + floor))
