@@ -81,6 +81,7 @@ def test_surrogates_fit_a_product_template():
     assert np.allclose(f_vals * g_vals, y, rtol=0.01, atol=0.01)
 
 
+@pytest.mark.filterwarnings("ignore:the template does not name")
 @pytest.mark.parametrize("template, law, make", [
     ("f(x1, x2) + g(x3)", "x1*sin(x2) + x3**2", lambda X: X[:, 0] * np.sin(X[:, 1]) + X[:, 2] ** 2),
     ("f(x1) * g(x2, x3)", "exp(-x1)*(x2 + x3**2)", lambda X: np.exp(-X[:, 0]) * (X[:, 1] + X[:, 2] ** 2)),
