@@ -30,7 +30,7 @@ from sympy.core.function import AppliedUndef
 from ..core.formula import parse_template
 from ..exceptions import SuperposError
 
-__all__ = ["Template", "read_template", "check_template", "template_over_inputs", "fit_surrogates", "solved_for"]
+__all__ = ["Template", "input_index", "read_template", "check_template", "template_over_inputs", "fit_surrogates", "solved_for"]
 
 _DEGREE = {1: 5, 2: 3}
 """Total degree of a placeholder's polynomial surrogate by its number of inputs (2 beyond)."""
@@ -58,7 +58,8 @@ class Template:
     inputs: tuple
 
 
-def _index(symbol) -> int:
+def input_index(symbol) -> int:
+    """The 0-based input of a symbol x1, x2, ..."""
     return int(str(symbol)[1:]) - 1
 
 
@@ -69,10 +70,10 @@ def read_template(text: str, n_inputs: int) -> Template:
     uses = tuple(sorted(expr.atoms(AppliedUndef), key=sympy.default_sort_key))
     names: dict = {}
     for u in uses:
-        names.setdefault(u.func.__name__, tuple(_index(a) for a in u.args))
+        names.setdefault(u.func.__name__, tuple(input_index(a) for a in u.args))
     constants = tuple(sorted((s for s in expr.free_symbols if str(s).startswith("c")), key=lambda s: int(str(s)[1:])))
-    inputs = tuple(sorted({_index(s) for s in expr.free_symbols if str(s).startswith("x")}
-                          | {_index(a) for u in uses for a in u.args}))
+    inputs = tuple(sorted({input_index(s) for s in expr.free_symbols if str(s).startswith("x")}
+                          | {input_index(a) for u in uses for a in u.args}))
     return Template(text, expr, uses, names, constants, inputs)
 
 
@@ -158,7 +159,7 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
         while degree > 1 and len(list(itertools.combinations_with_replacement(range(k + 1), degree))) * len(t.names) > n / 3:
             degree -= 1
         cols = [list(u.args) for u in t.uses if u.func.__name__ == name]
-        pooled = np.concatenate([X[:, [_index(a) for a in c]] for c in cols])
+        pooled = np.concatenate([X[:, [input_index(a) for a in c]] for c in cols])
         stats[name] = (pooled.mean(axis=0), np.where(pooled.std(axis=0) > 0, pooled.std(axis=0), 1.0), degree)
         size[name] = _features(np.zeros((1, k)), degree).shape[1]
     order = list(t.names)
@@ -168,7 +169,7 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
         out = []
         for u in t.uses:
             mu, sd, degree = stats[u.func.__name__]
-            out.append(_features((Xr[:, [_index(a) for a in u.args]] - mu) / sd, degree))
+            out.append(_features((Xr[:, [input_index(a) for a in u.args]] - mu) / sd, degree))
         return out
 
     Phi = design(X)

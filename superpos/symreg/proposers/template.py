@@ -18,7 +18,7 @@ from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
-from ..template import fit_surrogates, read_template, solved_for
+from ..template import fit_surrogates, input_index, read_template, solved_for
 from .separable import PART_PROPOSERS, PASSES
 
 __all__ = ["TemplateProposer"]
@@ -64,14 +64,14 @@ class TemplateProposer:
                 local = to_sympy(best.tree, work, best.constants)
                 found[nm] = (local, work)
                 with np.errstate(all="ignore"):
-                    current[nm] = [evaluate(best.tree, work, X[:, [int(str(a)[1:]) - 1 for a in u.args]], best.constants)
+                    current[nm] = [evaluate(best.tree, work, X[:, [input_index(a) for a in u.args]], best.constants)
                                    for u in t.uses if u.func.__name__ == nm]
             if search.effort.exhausted():
                 break
         expr = t.expr
         for u in t.uses:
             local, work = found[u.func.__name__]
-            expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[int(str(a)[1:]) - 1]
+            expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
                                                      for j, a in enumerate(u.args)})})
         expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
         try:
