@@ -104,3 +104,27 @@ def test_outer_proposer_solves_the_inverse_of_a_sum(shipped, fast):
     assert _best(cands).nmse_validation < 1e-10
     s = _search(shipped, X, X[:, 0] * X[:, 1] + np.sin(X[:, 2]), fast)  # y itself separates: nothing to do
     assert p.propose(s, []) == []
+
+
+def test_affine_splits_find_the_input_and_function_the_law_is_affine_in():
+    from superpos.symreg.proposers.affine import affine_splits
+
+    X = np.random.default_rng(3).uniform(1, 3, (200, 3)) * np.array([1.0, 1.0, 2.0]) - np.array([0.0, 0.0, 3.0])
+    y = X[:, 0] + X[:, 1] + 2 * np.sqrt(X[:, 0] * X[:, 1]) * np.cos(X[:, 2])
+    best = affine_splits(X, y)[0]
+    assert best[:2] == (2, "cos") and best[2] < 1e-3
+    assert affine_splits(X, X[:, 0] ** 2 + X[:, 1] + np.sin(X[:, 2])) == []  # a sum of one-input parts
+    assert affine_splits(X, np.exp(X[:, 0] * np.sin(X[:, 1] * X[:, 2]))) == []  # affine in nothing
+    assert affine_splits(X[:30], y[:30]) == []  # too few points per input
+
+
+def test_affine_proposer_solves_the_coefficients_as_parts(shipped, fast):
+    from superpos.symreg.proposers.affine import AffineProposer
+
+    X = np.random.default_rng(4).uniform(1, 3, (150, 3))
+    s = _search(shipped, X, X[:, 0] * X[:, 1] + (X[:, 0] + X[:, 1]) * np.cos(X[:, 2]), fast)
+    p = AffineProposer()
+    assert p.applies(s)
+    cands = p.propose(s, [])
+    assert cands and {c.source for c in cands} == {"affine"}
+    assert _best(cands).nmse_validation < 1e-10

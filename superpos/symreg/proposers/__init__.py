@@ -5,6 +5,7 @@ in one registry in the order they run. Adding a proposer: a class with ``name``,
 from __future__ import annotations
 
 from ...exceptions import SuperposError
+from .affine import AffineProposer
 from .baselines import BaselinesProposer
 from .families import FamiliesProposer
 from .laws import LawsProposer
@@ -23,7 +24,7 @@ TEMPLATE = TemplateProposer()
 in the registry: a template replaces the sources, it does not join them)."""
 
 REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
-            SeparableProposer(), OuterProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
+            SeparableProposer(), OuterProposer(), AffineProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 

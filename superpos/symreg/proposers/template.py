@@ -18,10 +18,10 @@ from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
-from ..template import fit_surrogates, input_index, read_template, solved_for
+from ..template import Template, fit_surrogates, input_index, read_template, solved_for
 from .separable import PART_PROPOSERS, PASSES
 
-__all__ = ["TemplateProposer"]
+__all__ = ["TemplateProposer", "solve_template"]
 
 
 class TemplateProposer:
@@ -32,70 +32,86 @@ class TemplateProposer:
         return search.settings.template is not None and search.depth == 0
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
-        t = read_template(search.settings.template, search.n_inputs)
-        p = search.points
-        fitted = fit_surrogates(t, p.X[p.fit], p.y[p.fit], search.seed)
-        if fitted is None:
-            return []
-        surrogates, consts, _ = fitted
-        X, y = search.X, search.y
-        names = list(t.names)
-        current = {nm: surrogates[nm](X) for nm in names}  # values at each use
-        solvers = {nm: solved_for(t, next(u for u in t.uses if u.func.__name__ == nm))
-                   for nm in names if sum(u.func.__name__ == nm for u in t.uses) == 1}
-        found: dict = {}
-        variables = search.work.variables
-        for _ in range(PASSES):
-            for nm in names:
-                args = list(t.names[nm])
-                target = self._target(t, nm, solvers.get(nm), current, consts, X, y)
-                if target is None or not np.all(np.isfinite(target)) or np.ptp(target) == 0:
-                    target = current[nm][0]
-                if not np.all(np.isfinite(target)):
-                    return []
-                basis = model_basis_over(search.model, len(args))
-                work = law_basis(basis)
-                cands = [c for c in search.solve(X[:, args], target, PART_PROPOSERS,
-                                                 share=0.5 / (len(names) * PASSES), basis=basis, work=work)
-                         if np.all(np.isfinite(c.constants))]
-                if not cands:
-                    return []
-                best = cands[0]
-                local = to_sympy(best.tree, work, best.constants)
-                found[nm] = (local, work)
-                with np.errstate(all="ignore"):
-                    current[nm] = [evaluate(best.tree, work, X[:, [input_index(a) for a in u.args]], best.constants)
-                                   for u in t.uses if u.func.__name__ == nm]
-            if search.effort.exhausted():
-                break
-        expr = t.expr
-        for u in t.uses:
-            local, work = found[u.func.__name__]
-            expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
-                                                     for j, a in enumerate(u.args)})})
-        expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
-        try:
-            tree, numbers = from_sympy(expr, search.work)
-        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-            return []
-        numbers = np.array([float(v) for v in numbers], dtype=np.float64)
-        c = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, numbers, np.inf, np.inf, self.name)
-        return search.refit([(c, (tree, numbers))], search.work, len(pool))
-
-    @staticmethod
-    def _target(t, name, solver, current, consts, X, y):
-        """The placeholder's values that make the template give y with the other placeholders
-        at their current values (its inversion), or None where none is known."""
-        if solver is None:
-            return None
-        others = [_value_at(t, current, u) for u in t.uses if u.func.__name__ != name]
-        m = max(t.inputs, default=-1) + 1
-        with np.errstate(all="ignore"):
-            out = solver(*[X[:, j] for j in range(m)], *others, *consts, y)
-        return np.broadcast_to(np.asarray(out, dtype=np.float64), y.shape).copy()
+        return solve_template(search, read_template(search.settings.template, search.n_inputs), pool, self.name)
 
 
 def _value_at(t, current, use) -> np.ndarray:
     """The current values of one placeholder call: its name's k-th use."""
     same = [u for u in t.uses if u.func.__name__ == use.func.__name__]
     return current[use.func.__name__][same.index(use)]
+
+
+def solve_template(search: Search, t: Template, pool: list[Candidate], source: str,
+                   share: float = 0.5) -> list[Candidate]:
+    """The template ``t`` solved on the search's data (module docstring): its placeholders
+    found part by part with ``share`` of the effort left, put back and refitted jointly, as
+    candidates of ``source``; [] when a placeholder finds nothing or the values are not finite."""
+    p = search.points
+    fitted = fit_surrogates(t, p.X[p.fit], p.y[p.fit], search.seed)
+    if fitted is None:
+        return []
+    surrogates, consts, _ = fitted
+    X, y = search.X, search.y
+    names = list(t.names)
+    current = {nm: surrogates[nm](X) for nm in names}  # values at each use
+    solvers = {nm: solved_for(t, next(u for u in t.uses if u.func.__name__ == nm))
+               for nm in names if sum(u.func.__name__ == nm for u in t.uses) == 1}
+    found: dict = {}
+    variables = search.work.variables
+    for _ in range(PASSES):
+        for nm in names:
+            args = list(t.names[nm])
+            target = _target(t, nm, solvers.get(nm), current, consts, X, y)
+            if not _usable(target, current[nm][0]):
+                target = current[nm][0]
+            if not np.all(np.isfinite(target)):
+                return []
+            basis = model_basis_over(search.model, len(args))
+            work = law_basis(basis)
+            cands = [c for c in search.solve(X[:, args], target, PART_PROPOSERS,
+                                             share=share / (len(names) * PASSES), basis=basis, work=work)
+                     if np.all(np.isfinite(c.constants))]
+            if not cands:
+                return []
+            best = cands[0]
+            local = to_sympy(best.tree, work, best.constants)
+            found[nm] = (local, work)
+            with np.errstate(all="ignore"):
+                current[nm] = [evaluate(best.tree, work, X[:, [input_index(a) for a in u.args]], best.constants)
+                               for u in t.uses if u.func.__name__ == nm]
+        if search.effort.exhausted():
+            break
+    expr = t.expr
+    for u in t.uses:
+        local, work = found[u.func.__name__]
+        expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
+                                                 for j, a in enumerate(u.args)})})
+    expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
+    try:
+        tree, numbers = from_sympy(expr, search.work)
+    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return []
+    numbers = np.array([float(v) for v in numbers], dtype=np.float64)
+    c = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, numbers, np.inf, np.inf, source)
+    return search.refit([(c, (tree, numbers))], search.work, len(pool))
+
+
+def _target(t, name, solver, current, consts, X, y):
+    """The placeholder's values that make the template give y with the other placeholders
+    at their current values (its inversion), or None where none is known."""
+    if solver is None:
+        return None
+    others = [_value_at(t, current, u) for u in t.uses if u.func.__name__ != name]
+    m = max(t.inputs, default=-1) + 1
+    with np.errstate(all="ignore"):
+        out = solver(*[X[:, j] for j in range(m)], *others, *consts, y)
+    return np.broadcast_to(np.asarray(out, dtype=np.float64), y.shape).copy()
+
+
+def _usable(target, surrogate: np.ndarray) -> bool:
+    """Whether an inverted target can stand for the surrogate: finite, not constant, and
+    nowhere more than 10 ranges of the surrogate away from it (dividing by a function that
+    crosses zero, (y - f) / cos(x3), spikes where the other parts are not yet exact)."""
+    if target is None or not np.all(np.isfinite(target)) or np.ptp(target) == 0:
+        return False
+    return bool(np.max(np.abs(target - surrogate)) <= 10.0 * max(np.ptp(surrogate), 1e-300))

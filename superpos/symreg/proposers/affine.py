@@ -1,0 +1,141 @@
+"""Laws affine in one input's function (source ``affine``): y = A(x_R) + B(x_R) h(x_j), the
+coefficients A and B functions of the other inputs R, h one of :data:`FUNCTIONS` (x, sin x,
+cos x, exp x, exp -x, log x, 1/x, x^2, sqrt x). Such a law is no sum of parts over disjoint
+inputs (A and B share theirs) but splits into two smaller laws: x1 + x2 + 2 sqrt(x1 x2)
+cos(x3) is A = x1 + x2 and B = 2 sqrt(x1 x2) of cos(x3); a relativistic (x1 - x2 x4) /
+sqrt(1 - x2^2 / x3^2) is affine in x1.
+
+The test (:func:`affine_splits`, numpy only): per input j and function h, A and B as
+polynomials in the standardised other inputs, fitted by least squares on the fitting points;
+it fires where that model explains :data:`_EXPLAINED` of the variance and leaves at most
+:data:`_GAIN` of what the additive model A(x_R) + h(x_j) + a cubic in x_j leaves (h must
+interact with the other inputs).
+The best :data:`_KEEP` are solved as the template ``f(x_R) + g(x_R)*h(x_j)``
+(:func:`~superpos.symreg.proposers.template.solve_template`: A and B found by the engine part
+by part, then refitted jointly).
+"""
+from __future__ import annotations
+
+from itertools import combinations_with_replacement
+
+import numpy as np
+
+from ..candidates import Candidate
+from ..engine import Search
+from ..template import read_template
+from .template import solve_template
+
+__all__ = ["AffineProposer", "FUNCTIONS", "affine_splits"]
+
+FUNCTIONS = {
+    "x": ("{x}", lambda v: v, None),
+    "sin": ("sin({x})", np.sin, None),
+    "cos": ("cos({x})", np.cos, None),
+    "exp": ("exp({x})", np.exp, None),
+    "exp-": ("exp(-{x})", lambda v: np.exp(-v), None),
+    "log": ("log({x})", np.log, "positive"),
+    "inv": ("1/{x}", lambda v: 1.0 / v, "nonzero"),
+    "square": ("{x}**2", np.square, None),
+    "sqrt": ("sqrt({x})", np.sqrt, "nonnegative"),
+}
+"""h by name: (template text over the input's name, numpy function, domain it needs)."""
+
+_EXPLAINED = 0.98
+"""The affine model must explain this share of the variance on the fitting points."""
+
+_GAIN = 0.1
+"""... and leave at most this share of what the additive model leaves unexplained."""
+
+_ADDITIVE = 1e-8
+"""... and the additive model must leave more than this share (else the law is a sum of parts,
+the separable proposer's)."""
+
+_KEEP = 2
+"""The best splits solved."""
+
+
+def _domain_ok(v: np.ndarray, need: str | None) -> bool:
+    if need == "positive":
+        return bool(np.all(v > 0))
+    if need == "nonzero":
+        return bool(np.all(np.abs(v) > 1e-3 * np.max(np.abs(v))))
+    if need == "nonnegative":
+        return bool(np.all(v >= 0))
+    return True
+
+
+def _polynomial(Z: np.ndarray, degree: int) -> np.ndarray:
+    """Monomials of the columns of Z up to total ``degree``, the constant first."""
+    cols = [np.ones(Z.shape[0])]
+    for d in range(1, degree + 1):
+        cols += [np.prod(Z[:, list(c)], axis=1) for c in combinations_with_replacement(range(Z.shape[1]), d)]
+    return np.column_stack(cols)
+
+
+def _sse(D: np.ndarray, t: np.ndarray) -> float:
+    coef, *_ = np.linalg.lstsq(D, t, rcond=None)
+    r = t - D @ coef
+    return float(r @ r)
+
+
+def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, str, float]]:
+    """[(input j, function name, unexplained share)] of the splits y = A(x_R) + B(x_R) h(x_j)
+    that fire (module docstring), best first; fitted on ``rows`` (default all)."""
+    rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
+    n, m = int(rows.size), X.shape[1]
+    if m < 2 or n < 20 * m:
+        return []
+    Xr, t = X[rows], y[rows]
+    if not np.all(np.isfinite(t)):
+        return []
+    sd = Xr.std(axis=0)
+    if np.any(sd == 0):
+        return []
+    Z = (Xr - Xr.mean(axis=0)) / sd
+    sst = float(np.sum((t - t.mean()) ** 2))
+    if not sst > 0:
+        return []
+    out = []
+    for j in range(m):
+        rest = [k for k in range(m) if k != j]
+        degree = 3
+        while degree > 1 and 2 * len(list(combinations_with_replacement(range(len(rest) + 1), degree))) > n / 4:
+            degree -= 1
+        P = _polynomial(Z[:, rest], degree)
+        zj = Z[:, j]
+        for name, (_, h, need) in FUNCTIONS.items():
+            if not _domain_ok(Xr[:, j], need):
+                continue
+            with np.errstate(all="ignore"):
+                v = h(Xr[:, j])
+            if not np.all(np.isfinite(v)) or np.std(v) == 0:
+                continue
+            v = (v - v.mean()) / v.std()
+            sse = _sse(np.column_stack([P, P * v[:, None]]), t)
+            if sse > (1.0 - _EXPLAINED) * sst:
+                continue
+            additive = _sse(np.column_stack([P, zj, zj**2, zj**3, v]), t)
+            if additive > _ADDITIVE * sst and sse <= _GAIN * additive:
+                out.append((j, name, sse / sst))
+    return sorted(out, key=lambda r: r[2])
+
+
+class AffineProposer:
+    name = "affine"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        """Data of 2 or more inputs on the user's level (not within parts), ``decompose`` on."""
+        s = search.settings
+        return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        m = search.n_inputs
+        out: list[Candidate] = []
+        for j, name, _ in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
+            if search.effort.exhausted():
+                break
+            rest = ", ".join(f"x{k + 1}" for k in range(m) if k != j)
+            text = f"f({rest}) + g({rest})*{FUNCTIONS[name][0].format(x=f'x{j + 1}')}"
+            out += solve_template(search, read_template(text, m), pool + out, self.name, share=0.25)
+        return out
