@@ -2,8 +2,9 @@
 
 For each input, the points of its largest values (:data:`EDGE_SHARE` of them), then those of
 its least, are held out as an edge; the formula's constants are refitted on the rest, and the
-refit is scored on the edge. A law refitted on the interior predicts the
-edge as well as it fits (to the data's precision, or to the noise); a curve fit does not: a
+refit is scored on the edge. A law refitted on the interior predicts the edge as well as it
+fits (to the data's precision, or to the noise and its constants' uncertainty); a curve fit
+does not: a
 polynomial or a sum of 15 library terms can fit 200 points of a smooth function to 1e-18
 of its variance and still go wrong a step beyond them (AI Feynman III.14.14's expansion
 fits to round-off and has R^2 -5 a quarter of the range out). The status
@@ -23,10 +24,11 @@ EDGE_SHARE = 0.15
 """The share of the points held out as one edge."""
 
 EDGE_RATIO = 4.0
-"""A law's error on each edge after the interior refit is at most this many times its error on
-that interior (plus :data:`EDGE_FLOOR`). Under a right formula with noise the ratio is
-F-distributed (30 against 170 points: below 2.2 at 0.1 %), a little more for the largest of 2m
-edges and for the constants' extrapolation variance; an expansion's goes to tens or millions."""
+"""A law's error on each edge after the interior refit is at most this many times what a right
+formula makes there: its interior error, or its noise plus its predictions' variance on the
+edge (:func:`edge_errors`), plus :data:`EDGE_FLOOR`. Under a right formula with noise the
+ratio is F-distributed (30 against 170 points: below 2.2 at 0.1 %), a little more for the
+largest of 2m edges; an expansion's goes to tens or millions."""
 
 EDGE_FLOOR = 1e-20
 """Normalised edge error that always passes: float64 round-off of a refit (exact laws of AI
