@@ -139,12 +139,12 @@ def _with_precision(settings, info: dict, auto: bool):
 def _with_template(settings, template: str | None, names: list[str], notes: list[str]):
     """``settings`` with the ``--template`` written over x1, x2, ... (column names replaced), and
     a note naming the columns it leaves out."""
+    if template is None:
+        return settings
     from dataclasses import replace
 
     from ..symreg.template import template_over_inputs
 
-    if template is None:
-        return settings
     text, unused = template_over_inputs(template, names)
     if unused:
         notes.append(f"the template does not name {', '.join(unused)}: ignored")
