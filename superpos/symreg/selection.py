@@ -181,7 +181,8 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
     """A law before an approximation: the first candidate (in the rule's order) of error
     similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
     with its constants on X, and refitted on the interior for the edge test of
-    :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``) is ``exact`` or ``law`` goes first. When there is none, no law is
+    :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``) is ``exact`` or ``law``
+    goes first. When there is none, no law is
     claimed and the approximation :func:`_brief` picks goes first (the simplest the front
     reaches at a bounded cost of error per node, within :data:`_WINDOW` of the least error):
     an approximation is worth its brevity, and a longer sum

@@ -1,19 +1,20 @@
 """The honest status of a formula: ``exact`` (to the data's precision), ``law`` (not exact, but
 its residuals show no structure left) or ``approximation`` (otherwise).
 
-A law holds beyond the points that fixed its constants: refitted on the interior of the sample,
-it predicts the outermost points as well (:mod:`~superpos.symreg.edges`; an expansion that fits
-a smooth curve to round-off does not). A law's residuals are noise: no input explains them (the F-test of a cubic in each input
-against a constant, :func:`~superpos.symreg.inputs.residual_dependence`, the ``left_out`` test,
-at 0.1 %), and neither of two smooth fits of the residuals on all inputs predicts held-out
-residuals better than their mean (one-sided, 0.1 % for them together): a global one (:func:`smooth_gain`:
+A law holds beyond the points that fixed its constants: refitted on the interior of the
+sample, it predicts the outermost points as well (:mod:`~superpos.symreg.edges`; an expansion
+that fits a smooth curve to round-off does not). A law's residuals are noise: no input
+explains them (the F-test of a cubic in each input against a constant,
+:func:`~superpos.symreg.inputs.residual_dependence`, the ``left_out`` test, at 0.1 %), and
+neither of two smooth fits of the residuals on all inputs predicts held-out residuals better
+than their mean (one-sided, 0.1 % for them together): a global one (:func:`smooth_gain`:
 Legendre polynomials of each input and products of pairs, least squares, 5-fold) and a local
 one (:func:`neighbour_gains`: the mean residual of the nearest points, leave-one-out, among all
-inputs, each pair of inputs and along each input). The local
-fit catches what a polynomial cannot: the residuals of a polynomial soup are orthogonal to the
-polynomials, not to their neighbours. Both levels are strict so that a law measured with
-noise is rarely called an approximation by chance (several inputs, two tests). An
-approximation's residuals keep a trend a smooth function finds: the curve it misses.
+inputs, each pair of inputs and along each input). The local fit catches what a polynomial
+cannot: the residuals of a polynomial soup are orthogonal to the polynomials, not to their
+neighbours. Both levels are strict so that a law measured with noise is rarely called an
+approximation by chance (several inputs, two tests). An approximation's residuals keep a trend
+a smooth function finds: the curve it misses.
 """
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ from sympy.core.function import AppliedUndef
 from ..core.formula import parse_template
 from ..exceptions import SuperposError
 
-__all__ = ["Template", "input_index", "read_template", "check_template", "template_over_inputs", "fit_surrogates", "solved_for"]
+__all__ = ["Template", "input_index", "read_template", "check_template", "template_over_inputs", "fit_surrogates",
+           "solved_for"]
 
 _DEGREE = {1: 5, 2: 3}
 """Total degree of a placeholder's polynomial surrogate by its number of inputs (2 beyond)."""
@@ -152,11 +153,11 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
 
     n = X.shape[0]
     f, m = _numeric(t)
-    stats, feats, size = {}, {}, {}
+    stats, size = {}, {}
     for name, args in t.names.items():
         k = len(args)
         degree = _DEGREE.get(k, 2)
-        while degree > 1 and len(list(itertools.combinations_with_replacement(range(k + 1), degree))) * len(t.names) > n / 3:
+        while degree > 1 and _features(np.zeros((1, k)), degree).shape[1] * len(t.names) > n / 3:
             degree -= 1
         cols = [list(u.args) for u in t.uses if u.func.__name__ == name]
         pooled = np.concatenate([X[:, [input_index(a) for a in c]] for c in cols])
