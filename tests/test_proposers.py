@@ -112,7 +112,8 @@ def test_affine_splits_find_the_input_and_function_the_law_is_affine_in():
     X = np.random.default_rng(3).uniform(1, 3, (200, 3)) * np.array([1.0, 1.0, 2.0]) - np.array([0.0, 0.0, 3.0])
     y = X[:, 0] + X[:, 1] + 2 * np.sqrt(X[:, 0] * X[:, 1]) * np.cos(X[:, 2])
     best = affine_splits(X, y)[0]
-    assert best[:2] == (2, "cos") and best[2] < 1e-3
+    assert best[:2] == (2, "cos") and best[2] < 1e-3 and not best[3]
+    assert affine_splits(X, np.sin(X[:, 2]) * np.cos(X[:, 0]) * X[:, 1])[0][3]  # B h alone: a product
     assert affine_splits(X, X[:, 0] ** 2 + X[:, 1] + np.sin(X[:, 2])) == []  # a sum of one-input parts
     assert affine_splits(X, np.exp(X[:, 0] * np.sin(X[:, 1] * X[:, 2]))) == []  # affine in nothing
     assert affine_splits(X[:30], y[:30]) == []  # too few points per input

@@ -10,7 +10,8 @@ polynomials in the standardised other inputs, fitted by least squares on the fit
 it fires where that model explains :data:`_EXPLAINED` of the variance and leaves at most
 :data:`_GAIN` of what the additive model A(x_R) + h(x_j) + a cubic in x_j leaves (h must
 interact with the other inputs).
-The best :data:`_KEEP` are solved as the template ``f(x_R) + g(x_R)*h(x_j)``
+The best :data:`_KEEP` are solved as the template ``f(x_R) + g(x_R)*h(x_j)`` (``g(x_R)*h(x_j)``
+where A is not needed)
 (:func:`~superpos.symreg.proposers.template.solve_template`: A and B found by the engine part
 by part, then refitted jointly).
 """
@@ -50,6 +51,10 @@ _ADDITIVE = 1e-8
 """... and the additive model must leave more than this share (else the law is a sum of parts,
 the separable proposer's)."""
 
+_OFFSET = 1e-3
+"""Without A, B h may leave twice the error plus this share of the variance (the polynomial A
+absorbs part of a polynomial B's misfit even where the law has no A) and y is their product."""
+
 _KEEP = 2
 """The best splits solved."""
 
@@ -78,9 +83,12 @@ def _sse(D: np.ndarray, t: np.ndarray) -> float:
     return float(r @ r)
 
 
-def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, str, float]]:
-    """[(input j, function name, unexplained share)] of the splits y = A(x_R) + B(x_R) h(x_j)
-    that fire (module docstring), best first; fitted on ``rows`` (default all)."""
+def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, str, float, bool]]:
+    """[(input j, function name, unexplained share, whether A is not needed)] of the splits
+    y = A(x_R) + B(x_R) h(x_j) that fire (module docstring), best first; fitted on ``rows``
+    (default all). Without A (B h alone leaves at most twice the error, plus :data:`_OFFSET`)
+    y is the product
+    B(x_R) h(x_j), solved so: sin(x1) cos(x2) e^x3 changes sign, and log|y| is no sum there."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
     n, m = int(rows.size), X.shape[1]
     if m < 2 or n < 20 * m:
@@ -98,7 +106,7 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, st
     out = []
     for j in range(m):
         rest = [k for k in range(m) if k != j]
-        degree = 3
+        degree = 4
         while degree > 1 and 2 * len(list(combinations_with_replacement(range(len(rest) + 1), degree))) > n / 4:
             degree -= 1
         P = _polynomial(Z[:, rest], degree)
@@ -110,13 +118,15 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, st
                 v = h(Xr[:, j])
             if not np.all(np.isfinite(v)) or np.std(v) == 0:
                 continue
-            v = (v - v.mean()) / v.std()
+            raw = v / v.std()
+            v = raw - raw.mean()
             sse = _sse(np.column_stack([P, P * v[:, None]]), t)
             if sse > (1.0 - _EXPLAINED) * sst:
                 continue
             additive = _sse(np.column_stack([P, zj, zj**2, zj**3, v]), t)
             if additive > _ADDITIVE * sst and sse <= _GAIN * additive:
-                out.append((j, name, sse / sst))
+                scaled = _sse(P * raw[:, None], t)  # no A: y = B(x_R) h(x_j), a product of parts
+                out.append((j, name, sse / sst, bool(scaled <= 2.0 * sse + _OFFSET * sst)))
     return sorted(out, key=lambda r: r[2])
 
 
@@ -132,10 +142,10 @@ class AffineProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         m = search.n_inputs
         out: list[Candidate] = []
-        for j, name, _ in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
+        for j, name, _, product in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
             if search.effort.exhausted():
                 break
             rest = ", ".join(f"x{k + 1}" for k in range(m) if k != j)
-            text = f"f({rest}) + g({rest})*{FUNCTIONS[name][0].format(x=f'x{j + 1}')}"
+            text = f"{'' if product else f'f({rest}) + '}g({rest})*{FUNCTIONS[name][0].format(x=f'x{j + 1}')}"
             out += solve_template(search, read_template(text, m), pool + out, self.name, share=0.25)
         return out
