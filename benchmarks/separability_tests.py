@@ -53,58 +53,62 @@ def coarsens(found, finest) -> bool:
                for p in found)
 
 
-def main() -> None:
-    rows = []
-    for name in ("separable", "separable_controls"):
+def samples(sets):
+    """(set, problem, X, y at each noise level, the fitting rows) of one 200-point sample per law
+    (seed 0), clean and at 1 % noise, on a random 75 % of the points (a search's fitting points)."""
+    for name in sets:
         for p in load_problems(name):
             X, y = p.sample(random_state=0)
             fit = np.random.default_rng(0).permutation(len(y))[:int(0.75 * len(y))]
             for noise in (0.0, 0.01):
                 yy = y + np.random.default_rng(1).normal(0, noise * np.sqrt(np.mean(y**2)), y.size)
-                t = time.perf_counter()
-                found = separations(X, yy, fit)
-                sec = time.perf_counter() - t
-                right = False
-                for s in found:
-                    finest = groups(p.expr(), s.kind, X.shape[1]) if name == "separable" else None
-                    right |= finest is not None and len(finest) > 1 and coarsens(s.parts, finest)
-                rows.append((name, p.name, noise, [(s.kind, s.parts) for s in found], right, sec))
-                print(f"{name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} {sec * 1e3:6.1f} ms "
-                      f"{[(s.kind, s.parts) for s in found]}")
-    outer_rows = []
-    for name in ("composed", "separable_controls"):
-        for p in load_problems(name):
-            X, y = p.sample(random_state=0)
-            fit = np.random.default_rng(0).permutation(len(y))[:int(0.75 * len(y))]
-            for noise in (0.0, 0.01):
-                yy = y + np.random.default_rng(1).normal(0, noise * np.sqrt(np.mean(y**2)), y.size)
-                t = time.perf_counter()
-                kinds = [k for k, _ in firing(X, yy, fit)]
-                sec = time.perf_counter() - t
-                right = name == "composed" and next(v for k, v in INVERSE.items() if p.name.startswith(k)) in kinds
-                outer_rows.append((name, p.name, noise, kinds, right, sec))
-                print(f"outer {name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} "
-                      f"{sec * 1e3:6.1f} ms {kinds}")
-    print("\n| set | condition | laws | fired | right partition | false positives | median ms |")
+                yield name, p, X, yy, noise, fit
+
+
+def timed(f, *args):
+    """(f(*args), seconds)."""
+    t = time.perf_counter()
+    out = f(*args)
+    return out, time.perf_counter() - t
+
+
+def table(rows, sets, head, right_set, false_positives):
+    """One row per set and condition: laws, fired, right, false positives, median ms."""
+    print(f"\n| {head} | condition | laws | fired | right | false positives | median ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
-    for name in ("separable", "separable_controls"):
+    for name in sets:
         for noise in (0.0, 0.01):
             r = [x for x in rows if x[0] == name and x[2] == noise]
             fired = sum(bool(x[3]) for x in r)
             right = sum(x[4] for x in r)
-            fp = fired if name == "separable_controls" else fired - right
             print(f"| {name} | {'clean' if noise == 0 else '1 % noise'} | {len(r)} | {fired} | "
-                  f"{right if name == 'separable' else '-'} | {fp} | {1e3 * np.median([x[5] for x in r]):.1f} |")
-    print("\n| composed-law test | condition | laws | fired | right transform | false positives | median ms |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for name in ("composed", "separable_controls"):
-        for noise in (0.0, 0.01):
-            r = [x for x in outer_rows if x[0] == name and x[2] == noise]
-            fired = sum(bool(x[3]) for x in r)
-            right = sum(x[4] for x in r)
-            print(f"| {name} | {'clean' if noise == 0 else '1 % noise'} | {len(r)} | {fired} | "
-                  f"{right if name == 'composed' else '-'} | {fired if name != 'composed' else '-'} | "
+                  f"{right if name == right_set else '-'} | {false_positives(name, fired, right)} | "
                   f"{1e3 * np.median([x[5] for x in r]):.1f} |")
+
+
+def main() -> None:
+    rows = []
+    for name, p, X, yy, noise, fit in samples(("separable", "separable_controls")):
+        found, sec = timed(separations, X, yy, fit)
+        right = False
+        for s in found:
+            finest = groups(p.expr(), s.kind, X.shape[1]) if name == "separable" else None
+            right |= finest is not None and len(finest) > 1 and coarsens(s.parts, finest)
+        rows.append((name, p.name, noise, [(s.kind, s.parts) for s in found], right, sec))
+        print(f"{name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} {sec * 1e3:6.1f} ms "
+              f"{[(s.kind, s.parts) for s in found]}")
+    outer_rows = []
+    for name, p, X, yy, noise, fit in samples(("composed", "separable_controls")):
+        fired, sec = timed(firing, X, yy, fit)
+        kinds = [k for k, _ in fired]
+        right = name == "composed" and next(v for k, v in INVERSE.items() if p.name.startswith(k)) in kinds
+        outer_rows.append((name, p.name, noise, kinds, right, sec))
+        print(f"outer {name:19s} {p.name:22s} noise={noise:<5} {'RIGHT' if right else '     '} "
+              f"{sec * 1e3:6.1f} ms {kinds}")
+    table(rows, ("separable", "separable_controls"), "set", "separable",
+          lambda name, fired, right: fired if name == "separable_controls" else fired - right)
+    table(outer_rows, ("composed", "separable_controls"), "composed-law test", "composed",
+          lambda name, fired, right: fired if name != "composed" else "-")
 
 
 if __name__ == "__main__":

@@ -182,10 +182,10 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
     similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
     with its constants on X, and refitted on the interior for the edge test of
     :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``) is ``exact`` or ``law``
-    goes first. When there is none, no law is
-    claimed and the approximation :func:`_brief` picks goes first (the simplest the front
-    reaches at a bounded cost of error per node, within :data:`_WINDOW` of the least error):
-    an approximation is worth its brevity, and a longer sum
+    goes first. When there is none, no law is claimed and the approximation :func:`_brief`
+    picks goes first (the simplest the front reaches at a bounded cost of error per node,
+    within :data:`_WINDOW` of the least error): an approximation is worth its brevity, and a
+    longer sum
     that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
     -d log(error) / d complexity, picked such sums: their last terms cut the error by large
     factors for a few nodes each)."""
@@ -232,9 +232,8 @@ def _brief(cands: list[Candidate], errors: np.ndarray, e0: float, exact_below: f
     with a linear term): a flat window of 0.01 of R^2 took that step."""
     limit = max(min(_WINDOW[0] * e0, e0 + _WINDOW[2]), e0 + _WINDOW[1])
     keys = tie_keys(cands)
-    order = sorted((k for k in range(len(cands)) if np.isfinite(errors[k])), key=lambda k: (*keys[k], k))
     front, last = [], np.inf
-    for k in order:  # simplest first, each better than every simpler one
+    for k in (int(k) for k in tie_order(cands) if np.isfinite(errors[k])):  # simplest first, each better
         if errors[k] < last:
             front.append(k)
             last = errors[k]

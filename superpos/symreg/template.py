@@ -31,7 +31,7 @@ from ..core.formula import parse_template
 from ..exceptions import SuperposError
 
 __all__ = ["Template", "input_index", "read_template", "check_template", "template_over_inputs", "fit_surrogates",
-           "solved_for"]
+           "solved_for", "monomials"]
 
 _DEGREE = {1: 5, 2: 3}
 """Total degree of a placeholder's polynomial surrogate by its number of inputs (2 beyond)."""
@@ -127,7 +127,7 @@ def template_over_inputs(text: str, names: list[str]) -> tuple[str, list[str]]:
     return out, [names[j] for j in range(len(names)) if j not in used]
 
 
-def _features(U: np.ndarray, degree: int) -> np.ndarray:
+def monomials(U: np.ndarray, degree: int) -> np.ndarray:
     """Monomials of the columns of U up to total ``degree``, the constant first."""
     n, k = U.shape
     cols = [np.ones(n)]
@@ -157,12 +157,12 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
     for name, args in t.names.items():
         k = len(args)
         degree = _DEGREE.get(k, 2)
-        while degree > 1 and _features(np.zeros((1, k)), degree).shape[1] * len(t.names) > n / 3:
+        while degree > 1 and monomials(np.zeros((1, k)), degree).shape[1] * len(t.names) > n / 3:
             degree -= 1
         cols = [list(u.args) for u in t.uses if u.func.__name__ == name]
         pooled = np.concatenate([X[:, [input_index(a) for a in c]] for c in cols])
         stats[name] = (pooled.mean(axis=0), np.where(pooled.std(axis=0) > 0, pooled.std(axis=0), 1.0), degree)
-        size[name] = _features(np.zeros((1, k)), degree).shape[1]
+        size[name] = monomials(np.zeros((1, k)), degree).shape[1]
     order = list(t.names)
     offsets = np.cumsum([0] + [size[nm] for nm in order])
 
@@ -170,7 +170,7 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
         out = []
         for u in t.uses:
             mu, sd, degree = stats[u.func.__name__]
-            out.append(_features((Xr[:, [input_index(a) for a in u.args]] - mu) / sd, degree))
+            out.append(monomials((Xr[:, [input_index(a) for a in u.args]] - mu) / sd, degree))
         return out
 
     Phi = design(X)

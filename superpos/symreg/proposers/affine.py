@@ -17,13 +17,12 @@ by part, then refitted jointly).
 """
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
-
 import numpy as np
 
 from ..candidates import Candidate
 from ..engine import Search
-from ..template import read_template
+from ..template import monomials, read_template
+from .separable import splits_the_data
 from .template import solve_template
 
 __all__ = ["AffineProposer", "FUNCTIONS", "affine_splits"]
@@ -69,14 +68,6 @@ def _domain_ok(v: np.ndarray, need: str | None) -> bool:
     return True
 
 
-def _polynomial(Z: np.ndarray, degree: int) -> np.ndarray:
-    """Monomials of the columns of Z up to total ``degree``, the constant first."""
-    cols = [np.ones(Z.shape[0])]
-    for d in range(1, degree + 1):
-        cols += [np.prod(Z[:, list(c)], axis=1) for c in combinations_with_replacement(range(Z.shape[1]), d)]
-    return np.column_stack(cols)
-
-
 def _sse(D: np.ndarray, t: np.ndarray) -> float:
     coef, *_ = np.linalg.lstsq(D, t, rcond=None)
     r = t - D @ coef
@@ -107,9 +98,9 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, st
     for j in range(m):
         rest = [k for k in range(m) if k != j]
         degree = 4
-        while degree > 1 and 2 * len(list(combinations_with_replacement(range(len(rest) + 1), degree))) > n / 4:
+        while degree > 1 and 2 * monomials(np.zeros((1, len(rest))), degree).shape[1] > n / 4:
             degree -= 1
-        P = _polynomial(Z[:, rest], degree)
+        P = monomials(Z[:, rest], degree)
         zj = Z[:, j]
         for name, (_, h, need) in FUNCTIONS.items():
             if not _domain_ok(Xr[:, j], need):
@@ -135,9 +126,7 @@ class AffineProposer:
     after_exact = False
 
     def applies(self, search: Search) -> bool:
-        """Data of 2 or more inputs on the user's level (not within parts), ``decompose`` on."""
-        s = search.settings
-        return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
+        return splits_the_data(search)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         m = search.n_inputs

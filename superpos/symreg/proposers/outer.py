@@ -17,7 +17,7 @@ from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import separations
-from .separable import PART_PROPOSERS
+from .separable import PART_PROPOSERS, splits_the_data
 
 __all__ = ["OuterProposer", "TRANSFORMS", "transformed", "outer", "firing"]
 
@@ -82,9 +82,7 @@ class OuterProposer:
     after_exact = False
 
     def applies(self, search: Search) -> bool:
-        """Data of 2 or more inputs on the user's level (not within parts), ``decompose`` on."""
-        s = search.settings
-        return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
+        return splits_the_data(search)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         X, y = search.X, search.y

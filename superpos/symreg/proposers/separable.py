@@ -24,7 +24,7 @@ from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import Separation, separations
 
-__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
+__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES", "splits_the_data"]
 
 MAX_DEPTH = 3
 """Default levels of parts within parts (the user's data is level 0): ``decompose_depth``."""
@@ -33,6 +33,13 @@ PASSES = 2
 """Backfitting passes; each searches every part's structure on the current targets."""
 
 PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "separable", "laws")
+
+
+def splits_the_data(search: Search) -> bool:
+    """Where the proposers that split the user's data into smaller laws (``outer``, ``affine``)
+    look: 2 or more inputs, on the user's level (not within parts), ``decompose`` on."""
+    s = search.settings
+    return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
 
 
 class SeparableProposer:
