@@ -129,3 +129,37 @@ def test_affine_proposer_solves_the_coefficients_as_parts(shipped, fast):
     cands = p.propose(s, [])
     assert cands and {c.source for c in cands} == {"affine"}
     assert _best(cands).nmse_validation < 1e-10
+
+
+def test_rational_fits_find_the_sparse_law_clean_and_under_noise():
+    import sympy
+
+    from superpos.symreg.rational import rational_fits
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(1, 3, (200, 4))
+    y = (X[:, 0] + X[:, 1] * X[:, 2]) / (X[:, 0] + X[:, 3])
+    expr, err = rational_fits(X, y)[0]
+    x1, x2, x3, x4 = sympy.symbols("x1:5", real=True)
+    assert err < 1e-20 and len(expr.atoms(sympy.Float)) == 3  # two terms over two, one fixed at 1
+    assert sympy.simplify(sympy.nsimplify(expr, tolerance=1e-9, rational=True) - (x1 + x2 * x3) / (x1 + x4)) == 0
+    noisy = y + rng.normal(0.0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    shapes = [e.as_numer_denom() for e, _ in rational_fits(X, noisy)]
+    assert any(len(sympy.Add.make_args(n)) == 2 and len(sympy.Add.make_args(d)) == 2 for n, d in shapes)
+    # c + P / Q where P holds c Q: the offset written outside, one term shorter
+    forms = [e for e, _ in rational_fits(X, 0.5 + X[:, 0] * X[:, 1] / (X[:, 2] + X[:, 3]))]
+    assert any(e.is_Add and any(a.is_Number for a in e.args) for e in forms)
+    assert rational_fits(X, np.sin(3 * X[:, 0]) * np.exp(X[:, 1])) == []  # no rational law of low degree
+    assert rational_fits(X[:15], y[:15]) == []  # too few points
+
+
+def test_rational_proposer_fits_a_saturation_exactly(shipped, fast):
+    from superpos.symreg.proposers.rational import RationalProposer
+
+    X = np.random.default_rng(6).uniform(1, 5, (150, 3))
+    s = _search(shipped, X, X[:, 0] * X[:, 1] / (X[:, 2] + X[:, 0] * X[:, 1]), fast)
+    p = RationalProposer()
+    assert p.applies(s)
+    cands = p.propose(s, [])
+    assert cands and {c.source for c in cands} == {"rational"}
+    assert _best(cands).nmse_validation < 1e-10

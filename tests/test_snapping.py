@@ -156,3 +156,13 @@ def test_a_snapped_power_law_is_written_with_one_division_at_a_time():
     assert [from_string("div(div(mul(c, x1), x2), x3)", B3).tolist()] == [tw.tolist() for tw, _ in twins]
     (tc, te, _), = fit_many([twins[0][0]], B3, X, y, init=[twins[0][1]], random_state=0)
     assert np.isfinite(te) and abs(tc[0] / 7.33e-25 - 1) < 0.01
+
+
+def test_a_constant_of_no_effect_snaps_to_zero_however_small():
+    from superpos.symreg.snapping import snap_values
+
+    x = np.linspace(1.0, 3.0, 100)
+    y = x + 2.0
+    # x + 2 cos(c x) at c = 1.3e-8: not within the relative tolerance of 0, yet of no effect
+    snapped = snap_values(lambda v: x + v[0] * np.cos(v[1] * x), y, np.array([2.0, 1.3e-8]))
+    assert snapped[1] == 0.0 and snapped[0] == 2.0

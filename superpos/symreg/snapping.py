@@ -129,7 +129,9 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
             for q in simple_values(v, max_denominator, pi=sharp):
                 if q == v or (j, q) in tried:
                     continue
-                close = abs(q - v) <= rtol * max(abs(v), 1e-3)
+                # 0 is always tried against the exact tolerance: a term of no effect is dropped
+                # however small its constant (1.3e-8 is not within rtol of 0, yet does nothing)
+                close = q == 0 or abs(q - v) <= rtol * max(abs(v), 1e-3)
                 ok = noisy and bool(np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j]
                                     and (q == 0 or abs(q - v) <= cap * abs(v)))
                 if close or ok:

@@ -12,6 +12,7 @@ from .laws import LawsProposer
 from .model import ModelProposer, SearchProposer, propose_skeletons
 from .outer import OuterProposer
 from .powers import PowersProposer
+from .rational import RationalProposer
 from .reductions import ReductionsProposer
 from .separable import SeparableProposer
 from .sums import SumsProposer
@@ -23,7 +24,7 @@ TEMPLATE = TemplateProposer()
 """The user's template: when ``FormulaSettings.template`` is given, the only proposer (it is not
 in the registry: a template replaces the sources, it does not join them)."""
 
-REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), SearchProposer(), ReductionsProposer(),
+REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), RationalProposer(), SearchProposer(), ReductionsProposer(),
             SeparableProposer(), OuterProposer(), AffineProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)

@@ -1,0 +1,34 @@
+"""Rational laws (source ``rational``): sparse P(x) / Q(x) of low degree over the inputs,
+found on the fitting points by :func:`~superpos.symreg.rational.rational_fits` (a null vector
+of [M_P, -y M_Q], made sparse by backward elimination) and refitted by the engine from those
+coefficients. Run before the local search, which an exact rational law spares."""
+from __future__ import annotations
+
+from ..candidates import Candidate
+from ..engine import Search
+from ..rational import rational_fits
+from ...core.symbolic import from_sympy
+from ...exceptions import NotRepresentable
+
+__all__ = ["RationalProposer"]
+
+
+class RationalProposer:
+    name = "rational"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        return search.points.fit.size >= 20 and search.work.has("div") and search.work.constant >= 0
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        p = search.points
+        trees, starts = [], []
+        for expr, _ in rational_fits(p.X[p.fit], p.y[p.fit]):
+            try:
+                tree, consts = from_sympy(expr, search.work)
+            except NotRepresentable:
+                continue
+            trees.append(tree)
+            starts.append([float(c) for c in consts])
+        return search.fit(trees, search.work, self.name, starts=starts, scores=search.floor(pool),
+                          first_rank=len(pool), full=True)

@@ -1,0 +1,216 @@
+"""Rational laws y = P(x) / Q(x), P and Q sparse polynomials of low degree in the inputs
+(weighted means, saturations, (x1 + x2 x3) / (x1 + x4), 1 + n a / (1 - n a / 3)).
+
+Such a law makes y Q(x) - P(x) vanish at every point: the coefficients of P and Q are a null
+vector of the matrix [M_P, -y M_Q] of monomials (total least squares: the right singular vector
+of the least singular value, columns scaled to unit norm). Degrees are tried from the lowest,
+(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), while the columns stay under half the
+points and 60 (a larger pair also holds every smaller law times a common factor); each fit is made
+sparse by backward elimination of the smallest coefficient while the Bayesian information
+criterion of the error of P / Q falls; at most 8 terms are a law. numpy only: the fits are starts for the engine, which
+refits, snaps and compares them like any candidate.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy
+
+__all__ = ["rational_fits", "DEGREES"]
+
+DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3))
+"""(degree of P, degree of Q) in the order tried."""
+
+_EXPLAINED = 0.98
+"""A sparse fit is proposed when P / Q explains this share of the variance of y."""
+
+_FLOOR = 1e-13
+"""Values of lambda (:func:`_fit`) below this are the Gram matrices' round-off: equal for the
+information criterion."""
+
+_MAX_COLUMNS = 60
+"""Pairs of degrees with more monomials than this (or than half the points) are not tried: the
+elimination's cost grows with the square of the columns."""
+
+_MAX_TERMS = 8
+"""... with at most this many terms in P and Q together: a dense cubic over a line fits most
+smooth data to 1 %, and is no law."""
+
+_KEEP = 3
+"""At most this many fits are returned (the least errors first)."""
+
+_REWEIGHT = 3
+"""Sanathanan-Koerner steps: the null vector again with each row divided by |Q| of the last."""
+
+
+def _exponents(m: int, degree: int) -> list[tuple[int, ...]]:
+    """Exponent vectors of the monomials of m inputs up to total ``degree``, the constant first."""
+    out = [(0,) * m]
+    for d in range(1, degree + 1):
+        for combo in itertools.combinations_with_replacement(range(m), d):
+            e = [0] * m
+            for j in combo:
+                e[j] += 1
+            out.append(tuple(e))
+    return out
+
+
+def _fit(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, weight: np.ndarray | None = None) \
+        -> tuple[float, np.ndarray, np.ndarray] | None:
+    """(lambda, a, b): the Q of unit mean square (Q = MQ b) and the P = MP a that minimise the
+    mean square of (v Q - P) (rows times ``weight``), lambda that minimum. P is solved out (v Q
+    projected on P's columns), so b is the least singular vector of the projected v MQ over
+    MQ's own scale: no direction of P alone (a combination of collinear monomials that nearly
+    vanishes) can pass for a fit."""
+    w = np.ones(v.size) if weight is None else weight
+    P, Z, Q = MP * w[:, None], (v * w)[:, None] * MQ, MQ * w[:, None]
+    try:
+        qp, _ = np.linalg.qr(P)
+        rq = np.linalg.qr(Q, mode="r")
+        R = Z - qp @ (qp.T @ Z)
+        M = np.linalg.solve(rq.T, R.T).T  # R rq^-1: b = rq^-1 u with |u| = 1 gives |Q b| = 1
+        _, sv, vt = np.linalg.svd(M, full_matrices=False)
+        b = np.linalg.solve(rq, vt[-1])
+        a, *_ = np.linalg.lstsq(P, Z @ b, rcond=None)
+    except np.linalg.LinAlgError:
+        return None
+    lam = float(sv[-1]) ** 2 / v.size
+    if not (np.isfinite(lam) and np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return None
+    return lam, a, b
+
+
+def _error(MP: np.ndarray, MQ: np.ndarray, a: np.ndarray, b: np.ndarray, v: np.ndarray) -> float:
+    """Normalised squared error of P / Q against v (inf where Q vanishes)."""
+    q = MQ @ b
+    if np.any(np.abs(q) <= 1e-12 * np.max(np.abs(q), initial=0.0)):
+        return np.inf
+    with np.errstate(all="ignore"):
+        r = v - (MP @ a) / q
+    e = float(r @ r) / float(np.sum((v - v.mean()) ** 2))
+    return e if np.isfinite(e) else np.inf
+
+
+def _least(K: dict, pc: list[int], qc: list[int]) -> float:
+    """:func:`_fit`'s lambda from the Gram blocks ``K`` (columns of unit norm): the least
+    generalised eigenvalue of (C, D), C = Z'Z - Z'P (P'P)^-1 P'Z, D = Q'Q, on small matrices
+    whatever the number of points (squared, so good to about 1e-13: enough to rank drops)."""
+    try:
+        B = K["pz"][np.ix_(pc, qc)]
+        C = K["zz"][np.ix_(qc, qc)] - B.T @ np.linalg.solve(K["pp"][np.ix_(pc, pc)], B)
+        L = np.linalg.cholesky(K["qq"][np.ix_(qc, qc)])
+        M = np.linalg.solve(L, np.linalg.solve(L, C).T)
+        return float(np.linalg.eigvalsh((M + M.T) / 2.0)[0])
+    except np.linalg.LinAlgError:
+        return np.inf
+
+
+def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
+    """Backward elimination over the columns of P and Q: (P's kept, Q's kept, a, b, error of
+    P / Q). Each step drops the column whose loss raises :func:`_fit`'s lambda the least
+    (:func:`_least`), while the information criterion n log(lambda) + k log n falls (lambda
+    floored at the Gram matrices' round-off); the kept columns are then fitted on the points
+    (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner), which turns the error of v Q - P
+    into that of v - P / Q."""
+    n = v.size
+    MP_in, MQ_in = MP, MQ
+    MP = MP / np.linalg.norm(MP, axis=0)
+    MQ = MQ / np.linalg.norm(MQ, axis=0)
+    Z = v[:, None] * MQ
+    K = {"pp": MP.T @ MP, "pz": MP.T @ Z, "zz": Z.T @ Z, "qq": MQ.T @ MQ}
+    pc, qc = list(range(MP.shape[1])), list(range(MQ.shape[1]))
+    score = lambda lam, k: n * np.log(max(lam, _FLOOR)) + k * np.log(n)  # noqa: E731
+    cur = _least(K, pc, qc)
+    if not np.isfinite(cur):
+        return None
+    while len(pc) + len(qc) > 2:
+        best = None
+        for side, cols in ((0, pc), (1, qc)):
+            for i in range(len(cols) if len(cols) > 1 else 0):
+                rest = cols[:i] + cols[i + 1:]
+                lam = _least(K, rest, qc) if side == 0 else _least(K, pc, rest)
+                if best is None or lam < best[0]:
+                    best = (lam, side, rest)
+        if best is None or score(best[0], len(pc) + len(qc) - 1) >= score(cur, len(pc) + len(qc)):
+            break
+        cur = best[0]
+        if best[1] == 0:
+            pc = best[2]
+        else:
+            qc = best[2]
+    got = _fit(MP[:, pc], MQ[:, qc], v)
+    for _ in range(_REWEIGHT):
+        if got is None:
+            return None
+        q = np.abs(MQ[:, qc] @ got[2])
+        if np.any(q <= 1e-12 * np.max(q, initial=0.0)):
+            break
+        got = _fit(MP[:, pc], MQ[:, qc], v, 1.0 / q) or got
+    _, a, b = got
+    # back to the unscaled monomials of the caller
+    return pc, qc, a / np.linalg.norm(MP_in[:, pc], axis=0), b / np.linalg.norm(MQ_in[:, qc], axis=0), \
+        _error(MP[:, pc], MQ[:, qc], a, b, v)
+
+
+def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tuple[sympy.Expr, float]]:
+    """Sparse rational fits P / Q of y on X, as (sympy expression over x1..xm with float
+    coefficients, normalised error), the least errors first; Q has a term besides the constant
+    (a polynomial is the library sums' to find) and its largest term (its constant where that
+    one is at least a tenth of the largest) is written with the coefficient 1. Empty below 20
+    points, above ``max_inputs`` inputs, or where no fit explains ``_EXPLAINED`` of y."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    n, m = X.shape
+    if n < 20 or not 1 <= m <= max_inputs or not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)) \
+            or np.ptp(y) == 0:
+        return []
+    sx = np.sqrt(np.mean(X**2, axis=0))
+    sy = float(np.sqrt(np.mean(y**2)))
+    if np.any(sx == 0) or sy == 0:
+        return []
+    U, v = X / sx, y / sy
+    found: dict = {}
+    for dp, dq in DEGREES:
+        ep, eq = _exponents(m, dp), _exponents(m, dq)
+        if len(ep) + len(eq) > min(n // 2, _MAX_COLUMNS):
+            continue
+        MP = np.column_stack([np.prod(U**np.array(e), axis=1) for e in ep])
+        MQ = np.column_stack([np.prod(U**np.array(e), axis=1) for e in eq])
+        got = _sparse(MP, MQ, v)
+        if got is None:
+            continue
+        pc, qc, a, b, e = got
+        if e > 1.0 - _EXPLAINED or len(pc) + len(qc) > _MAX_TERMS or not any(any(eq[c]) for c in qc):
+            continue
+        key = (tuple(ep[c] for c in pc), tuple(eq[c] for c in qc))
+        if key not in found or e < found[key][2]:
+            found[key] = (a, b, e, [ep[c] for c in pc], [eq[c] for c in qc])
+        if e <= 1e-12:  # exact: a larger pair of degrees holds only this law times common factors
+            break
+    out = []
+    xs = sympy.symbols(f"x1:{m + 1}", real=True)
+    for a, b, e, ep, eq in sorted(found.values(), key=lambda t: t[2])[:_KEEP]:
+        weights = np.abs(b)
+        # coefficients in the user's units: a monomial of U is that of X over prod sx^e
+        a = a * sy / np.array([np.prod(sx ** np.array(t)) for t in ep])
+        b = b / np.array([np.prod(sx ** np.array(t)) for t in eq])
+        lead = int(np.argmax(weights))
+        if not any(eq[0]) and weights[0] >= 0.1 * weights[lead]:
+            lead = 0
+        a, b = a / b[lead], b / b[lead]
+
+        def poly(coef, exps, fixed=None):
+            terms = []
+            for i, (c, t) in enumerate(zip(coef, exps)):
+                mono = sympy.Mul(*[x**p for x, p in zip(xs, t)])
+                terms.append(mono if i == fixed else sympy.Float(float(c)) * mono)
+            return sympy.Add(*terms)
+
+        out.append((poly(a, ep) / poly(b, eq, fixed=lead), e))
+        shared = [i for i, t in enumerate(ep) if t in eq]
+        if len(shared) == len(eq) < len(ep):  # P holds c Q: c + (P - c Q) / Q, one term shorter
+            c = float(np.median([a[i] / b[eq.index(ep[i])] for i in shared]))
+            rest = [i for i in range(len(ep)) if i not in shared]
+            out.append((sympy.Float(c) + poly(a[rest], [ep[i] for i in rest]) / poly(b, eq, fixed=lead), e))
+    return out
