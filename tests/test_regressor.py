@@ -165,6 +165,9 @@ def test_benchmark_sets_load_and_sample():
     # a tanh step is a logistic
     ("3/(1 + exp(-4.4*(x1 - 0.8))) - 1.1", "1.5*tanh(2.2*(x1 - 0.8)) + 0.4", [], True),
     ("3/(1 + exp(-4.33*(x1 - 0.8))) - 1.1", "1.5*tanh(2.2*(x1 - 0.8)) + 0.4", [], False),
+    # equal as written, though rounding 3/(8 pi) and 3/(4 pi) to 3 digits breaks the factor 2
+    ("3*x2*sin(2*x3)/(8*pi*x1)", "3*x2*sin(x3)*cos(x3)/(4*pi*x1)", [], True),
+    ("3*(x2 + x3**2)/(8*pi*x1*x3**2)", "3*(x2/x3**2 + 1)/(8*pi*x1)", [], True),
 ])
 def test_exact_recovery(pred, true, positive, ok):
     assert is_exact_recovery(pred, true, positive) is ok
@@ -204,6 +207,11 @@ def test_exact_recovery_on_the_problems_domain():
     assert not is_exact_recovery(pred, true, pos)
     assert not is_exact_recovery("x1*sqrt(Abs(x3/(x2 - x3)))", true, pos, domain=dom)
     assert not is_exact_recovery("-" + pred, true, pos, domain=dom)  # equal squares, other sign
+    # a fitted 16 pi^2 (to 1e-13) is 16 pi^2, 158 is not
+    law = "x1/(4*pi*sqrt(x2**2 - 2*x2*x3*cos(x1) + x3**2))"
+    fitted = "x1/sqrt(157.913670417427*x2**2 - 315.827340834862*x2*x3*cos(x1) + 157.913670417422*x3**2)"
+    assert is_exact_recovery(fitted, law, pos, domain=dom)
+    assert not is_exact_recovery(fitted.replace("157.913670417427", "158"), law, pos, domain=dom)
 
 
 def test_classic_one_input_laws_with_scale_constants():

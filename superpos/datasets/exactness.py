@@ -115,16 +115,52 @@ def is_symbolic_solution(predicted, true, positive=(), digits: int = 3, seconds:
     return False
 
 
+def _symbolic_number(f) -> sympy.Expr:
+    """A float that is q pi^k (q a small rational, |k| <= 2) to 1e-9, written so; else itself:
+    157.913670417427 is 16 pi^2, a fitted constant that holds the law's 1 / (4 pi) squared."""
+    v = float(f)
+    if not np.isfinite(v) or v == 0:
+        return f
+    for k in (0, 1, -1, 2, -2):
+        q = sympy.Rational(v / float(sympy.pi**k)).limit_denominator(12)
+        if q != 0 and abs(float(q * sympy.pi**k) - v) <= 1e-9 * abs(v):
+            return q * sympy.pi**k
+    return f
+
+
+def _unrounded(predicted, true, positive, domain: dict | None) -> tuple[sympy.Expr, sympy.Expr]:
+    """``predicted`` and ``true`` with their numbers as written (the prediction's floats that
+    are simple multiples of powers of pi written so), |e| of one sign on ``domain`` dropped, the
+    variables' assumptions as in :func:`_compared`."""
+    if isinstance(predicted, str):
+        predicted = parse_formula(predicted, numbers=lambda text: _symbolic_number(sympy.Float(text, 15)))
+    pred = _without_abs(predicted, domain) if domain else predicted
+    pred = pred.xreplace({f: _symbolic_number(f) for f in pred.atoms(sympy.Float)})
+    true = _parsed(true, 15)
+    names = {s.name for s in pred.free_symbols | true.free_symbols}
+    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
+    return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
+
+
 def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
                       domain: dict | None = None) -> bool:
-    """True when ``predicted``, its constants rounded to ``digits`` significant digits
-    (:func:`_rounded`), simplifies to ``true``, whose numbers are rounded the same way (1/(4 pi)
-    is 0.0796 on both sides, as a fitted constant is). Variables
-    named in ``positive`` are declared positive (log|x| = log x there); with ``domain``
-    ({variable name: sample values}) an absolute value whose argument keeps one sign there is
-    dropped (the formulas need only agree on the problem's domain). sympy works under
+    """True when ``predicted`` equals ``true`` as written (its floats that are simple multiples
+    of pi^k taken so: :func:`_symbolic_number`), or when, its constants rounded to ``digits``
+    significant digits (:func:`_rounded`), it simplifies to ``true``, whose numbers are rounded
+    the same way (1/(4 pi) is 0.0796 on both sides, as a fitted constant is). The first catches
+    what rounding breaks: 3 sin(2 x) / (8 pi) is 3 sin x cos x / (4 pi), but 0.119 x 2 is not
+    0.239. Variables named in ``positive`` are declared positive (log|x| = log x there); with
+    ``domain`` ({variable name: sample values}) an absolute value whose argument keeps one sign
+    there is dropped (the formulas need only agree on the problem's domain). sympy works under
     a ``seconds`` cap; a timeout counts as not recovered."""
-    pred, true = _compared(predicted, true, positive, digits, domain)
+    if _identical(*_unrounded(predicted, true, positive, domain), seconds, domain):
+        return True
+    return _identical(*_compared(predicted, true, positive, digits, domain), seconds, domain)
+
+
+def _identical(pred: sympy.Expr, true: sympy.Expr, seconds: float, domain: dict | None) -> bool:
+    """Whether sympy shows pred - true = 0 (expansion, simplification, trigonometric expansion,
+    hyperbolic functions as exponentials; radicals by their squares and signs on ``domain``)."""
     diff = pred - true
     if diff == 0:
         return True
