@@ -17,7 +17,7 @@ from pathlib import Path
 def header(cmd: list[str]) -> str:
     root = Path(__file__).resolve().parents[1]
     commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+                            text=True).stdout.strip() or os.environ.get("BENCH_COMMIT", "unknown")
     dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()

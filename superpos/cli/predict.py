@@ -41,8 +41,8 @@ def predict(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
-                                            "(default: all): model, powers, families, search, reductions, separable, outer, affine, "
-                                            "baselines, sums, laws"),
+                                            "(default: all): model, powers, families, rational, search, reductions, separable, "
+                                            "outer, affine, baselines, sums, laws"),
     decompose: bool = typer.Option(True, "--decompose/--no-decompose", help="solve separable laws (sums or "
                                    "products of parts over disjoint inputs) part by part"),
     decompose_depth: int = typer.Option(3, "--decompose-depth", help="levels of parts within parts (0: off)"),

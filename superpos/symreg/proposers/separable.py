@@ -32,7 +32,7 @@ MAX_DEPTH = 3
 PASSES = 2
 """Backfitting passes; each searches every part's structure on the current targets."""
 
-PART_PROPOSERS = ("model", "powers", "families", "rational", "search", "reductions", "separable", "laws")
+PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "separable", "laws")
 
 
 def splits_the_data(search: Search) -> bool:
