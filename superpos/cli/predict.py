@@ -62,15 +62,17 @@ def predict(
     """
     from ..symreg.settings import FormulaSettings
 
-    from ..symreg.proposers import chosen
-
     names = tuple(n.strip() for n in proposers.split(",") if n.strip()) if proposers is not None else None
     try:
         given = None if precision in ("auto", "float64") else _precision(precision)
         settings = FormulaSettings(top_k=top_k, search_rounds=search, random_state=seed, selection=selection,
                                    max_fits=max_fits, time_limit=time_limit, proposers=names, precision=given,
                                    decompose=decompose, decompose_depth=decompose_depth)
-        chosen(settings.proposers)
+        if names is not None:  # imported only then: the registry pulls in sympy, whose import the
+            # collector would slow by 70 ms outside _collector_paused
+            from ..symreg.proposers import chosen
+
+            chosen(settings.proposers)
         if template is not None:
             from ..symreg.template import check_template
 
