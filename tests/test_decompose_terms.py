@@ -182,3 +182,11 @@ def test_transformed_sums_leave_noise_alone():
     rng = np.random.default_rng(12)
     X = rng.uniform(1, 3, (100, 2))
     assert transformed_sums(X, rng.normal(size=100), Basis.default(2)) == []
+
+
+def test_single_index_tries_small_groups_where_log_y_is_no_quadratic():
+    """exp(-z^2 / 2) / x1 with z = x2 / x1 over [1/3, 3]: log|y| is no quadratic in log|x|
+    (the Hessian's fit abstains), so the groups of exponents -1, 0, 1 are tried."""
+    X = np.random.default_rng(14).uniform(1, 3, (200, 2))
+    (r,) = single_index(X, np.exp(-(X[:, 1] / X[:, 0]) ** 2 / 2) / X[:, 0])
+    assert r.inner in (((-1, 1),), ((1, -1),)) and r.factor_exponents == (-1, 0)

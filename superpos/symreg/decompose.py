@@ -33,7 +33,7 @@ candidates only add chances for a spurious winner.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations, combinations_with_replacement, product
 
 import numpy as np
 import sympy
@@ -47,6 +47,10 @@ __all__ = ["Reduction", "monomial_splits", "single_index", "translations", "redu
 _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
 
+
+_GRID_INPUTS = 4
+"""Where log|y| is no quadratic in log|x|, the groups of exponents -1, 0, 1 over at most this
+many inputs are tried instead (40 least-squares fits at 4 inputs)."""
 
 _EXPLAINED = 0.98
 """A reduction is proposed only where its fit (of log|y|, or the surrogate of y) explains this
@@ -197,8 +201,10 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
     t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
     a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
-    second fit has the lower BIC kept. At most one reduction; none when b keeps fewer than 2
-    inputs or an input has a zero."""
+    second fit has the lower BIC kept; where log|y| is no quadratic in u (exp(-z^2 / 2) / x1
+    with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
+    :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
+    fewer than 2 inputs or an input has a zero."""
     logs = _logs(X, y)
     n, m = X.shape
     if logs is None or m < 2 or len(logs[1]) < m:
@@ -210,17 +216,21 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     if 1 + m + len(pairs) >= n // 2:
         return []
     fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
-    if fitted is None:
+    if fitted is not None:
+        H = np.zeros((m, m))
+        for (i, j), c in zip(pairs, fitted[0][1 + m:]):
+            H[i, j] += c
+            H[j, i] += c
+        w, V = np.linalg.eigh(H)
+        v = V[:, int(np.argmax(np.abs(w)))]
+        groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
+    elif m <= _GRID_INPUTS:  # log|y| no quadratic in log|x| (exp(-z^2 / 2) / x1, z = x2 / x1): each small group
+        groups = [np.array(b, dtype=np.float64) for b in product((-1, 0, 1), repeat=m)
+                  if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
+    else:
         return []
-    H = np.zeros((m, m))
-    for (i, j), c in zip(pairs, fitted[0][1 + m:]):
-        H[i, j] += c
-        H[j, i] += c
-    w, V = np.linalg.eigh(H)
-    v = V[:, int(np.argmax(np.abs(w)))]
-    v = v / v[int(np.argmax(np.abs(v)))]
     best = None
-    for b in _group_exponents(v, X):
+    for b in groups:
         z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
         if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
             continue
