@@ -241,7 +241,8 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     :func:`term_library` on (X, y) where one of them explains ``_EXPLAINED`` of the variance
     (``exact``: all but ``_EXACT``), and (``grown``) by the stepwise paths over grown products
     (:func:`_grown`) where one of those explains all but ``_EXACT`` and no library sum does:
-    distinct trees over ``basis``, the library's first. Grown products choose among hundreds of
+    distinct trees of at most ``max_terms`` terms over ``basis`` (a longer sum is a series: it
+    fits the sample and not beyond it), the library's first. Grown products choose among hundreds of
     products, which on noisy data fit the noise (1.5 x1 x2 - 0.14 / x2^2 at 1 % noise): they are
     for laws measured cleanly."""
     if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
@@ -282,7 +283,7 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     for cols in picks:
         terms = list(dict.fromkeys(exprs[c] for c in sorted(cols)))  # grown paths can repeat a term
         key = frozenset(terms)
-        if key in seen or len(cols) > 2 * max_terms:
+        if key in seen or len(terms) > max_terms:
             continue
         seen.add(key)
         expr = sympy.Symbol("c0") + sum(sympy.Symbol(f"c{k + 1}") * t for k, t in enumerate(terms))
