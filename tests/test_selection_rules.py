@@ -82,6 +82,10 @@ def test_best_takes_the_knee_of_the_front_within_one_and_a_half_times_the_least_
     assert order[0] == 1  # the big drop in loss per node
     far = best_order(cands, np.array([0.5, 0.1, 0.0095, 0.001]))
     assert far[0] == 3  # only the last is within 1.5x the least loss
+    # behind the first, the front within the limit by score: 2 (a big drop for one node) before
+    # 3 (slightly less loss for one more), whatever their losses
+    knee = best_order(cands, np.array([0.5, 0.012, 0.0100, 0.0099]))
+    assert knee[1:3] == [2, 3] and knee[0] == 1
 
 
 # ---------------------------------------------------------------- status

@@ -253,7 +253,9 @@ def best_order(cands: list[Candidate], loss: np.ndarray, floor: float = 1e-10, l
     """PySR's ``model_selection="best"``: among the candidates of the accuracy-complexity front
     whose loss is at most ``limit`` (default: 1.5x the least), the one of highest score
     -d log(loss) / d complexity first (losses below ``floor``, the data's precision, count as
-    ``floor``); the others by loss."""
+    ``floor``), then the others of the front within the limit by score, then the rest by loss.
+    The order behind the first matters: the first law in it goes first (:func:`honest_order`),
+    and by loss a 22-node formula 0.5 % better than a 17-node one came before it."""
     loss = np.maximum(np.where(np.isfinite(loss), loss, np.inf), floor)
     cx = np.array([c.complexity for c in cands], dtype=np.float64)
     by_loss = sorted(range(len(cands)), key=lambda k: (loss[k], cx[k], cands[k].rank))
@@ -264,12 +266,13 @@ def best_order(cands: list[Candidate], loss: np.ndarray, floor: float = 1e-10, l
         if loss[k] < last:
             front.append(k)
             last = loss[k]
-    best, best_score = front[0], -np.inf
+    scored = []
     for i, k in enumerate(front):
         score = 0.0 if i == 0 else -(np.log(loss[k]) - np.log(loss[front[i - 1]])) / max(cx[k] - cx[front[i - 1]], 1.0)
-        if loss[k] <= (1.5 * loss.min() if limit is None else limit) and score > best_score:
-            best, best_score = k, score
-    return [best] + [k for k in by_loss if k != best]
+        if loss[k] <= (1.5 * loss.min() if limit is None else limit):
+            scored.append((-score, i, k))
+    head = [k for _, _, k in sorted(scored)] or [front[0]]
+    return head + [k for k in by_loss if k not in head]
 
 
 def mdl_order(cands: list[Candidate], basis, points: Points, cv_loss: np.ndarray, exact_below: float,
