@@ -100,10 +100,11 @@ def predict(
     inputs = [files[0], model]
     check_folder(output, inputs)
     check_folder(plot, inputs + [output], "plot")
-    from ..symreg.render import units_unimported
+    with _collector_paused():
+        from ..symreg.render import units_unimported  # sympy's import, too, without the collector
 
-    with _collector_paused(), units_unimported():
-        _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template)
+        with units_unimported():
+            _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template)
 
 
 @contextmanager
