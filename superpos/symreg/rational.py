@@ -2,13 +2,14 @@
 (weighted means, saturations, (x1 + x2 x3) / (x1 + x4), 1 + n a / (1 - n a / 3)).
 
 Such a law makes y Q(x) - P(x) vanish at every point: the coefficients of P and Q are a null
-vector of the matrix [M_P, -y M_Q] of monomials (total least squares: the right singular vector
-of the least singular value, columns scaled to unit norm). Degrees are tried from the lowest,
-(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), while the columns stay under half the
-points and 60 (a larger pair also holds every smaller law times a common factor); each fit is made
-sparse by backward elimination of the smallest coefficient while the Bayesian information
-criterion of the error of P / Q falls; at most 6 terms are a law. numpy only: the fits are starts for the engine, which
-refits, snaps and compares them like any candidate.
+vector of the matrix [M_P, -y M_Q] of monomials. It is taken with P solved out (y Q projected
+on P's columns) and Q of unit mean square (:func:`_fit`), so that no combination of P's
+collinear monomials that nearly vanishes passes for a fit. Degrees are tried from the lowest,
+(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), while the columns stay under half the points
+and 60 (a larger pair also holds every smaller law times a common factor); each fit is made
+sparse by backward elimination (:func:`_sparse`) and proposed with at most 6 terms. numpy
+only: the fits are starts for the engine, which refits, snaps and compares them like any
+candidate.
 """
 from __future__ import annotations
 
@@ -23,7 +24,15 @@ DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3))
 """(degree of P, degree of Q) in the order tried."""
 
 _EXPLAINED = 0.98
-"""A sparse fit is proposed when P / Q explains this share of the variance of y."""
+"""A sparse fit is proposed when P / Q explains this share of the variance of y ..."""
+
+_MAX_TERMS = 6
+"""... with at most this many terms in P and Q together: four terms over four fit
+exp(-(x1 - x2)^2 / x3) closely in 39 nodes, a curve fit and no law."""
+
+_GAIN = 0.5
+"""... and leaves at most this share of what P's polynomial alone (Q = 1) leaves: a denominator
+that explains nothing is no rational law (x + c fitted as (x^2 + a x + b) / (x + d))."""
 
 _FLOOR = 1e-13
 """Values of lambda (:func:`_fit`) below this are the Gram matrices' round-off: equal for the
@@ -33,19 +42,11 @@ _MAX_COLUMNS = 60
 """Pairs of degrees with more monomials than this (or than half the points) are not tried: the
 elimination's cost grows with the square of the columns."""
 
-_MAX_TERMS = 6
-"""... with at most this many terms in P and Q together: four over four fit exp(-(x1 - x2)^2 /
-x3) to R^2 0.995 in 39 nodes, a curve fit and no law."""
-
-_GAIN = 0.5
-"""... and leaves at most this share of what P's polynomial alone (Q = 1) leaves: a denominator
-that explains nothing is no rational law (x + c fitted as (x^2 + a x + b) / (x + d))."""
-
 _KEEP = 3
 """At most this many fits are returned (the least errors first)."""
 
 _REWEIGHT = 3
-"""Sanathanan-Koerner steps: the null vector again with each row divided by |Q| of the last."""
+"""Sanathanan-Koerner steps: the fit again with each row divided by |Q| of the last."""
 
 
 def _exponents(m: int, degree: int) -> list[tuple[int, ...]]:
@@ -117,7 +118,8 @@ def _polynomial_error(MP: np.ndarray, v: np.ndarray) -> float:
     return float(r @ r) / float(np.sum((v - v.mean()) ** 2))
 
 
-def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
+def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) \
+        -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
     """Backward elimination over the columns of P and Q: (P's kept, Q's kept, a, b, error of
     P / Q). Each step drops the column whose loss raises :func:`_fit`'s lambda the least
     (:func:`_least`), while the information criterion n log(lambda) + k log n falls (lambda
@@ -168,8 +170,8 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
     """Sparse rational fits P / Q of y on X, as (sympy expression over x1..xm with float
     coefficients, normalised error), the least errors first. Q has two terms or more (a
     polynomial over a monomial is the library sums' or the power laws' to find), P / Q leaves
-    at most half of what P's polynomial alone leaves, and Q's largest term (its constant where that
-    one is at least a tenth of the largest) is written with the coefficient 1. Empty below 20
+    at most half of what P's polynomial alone leaves, and Q's largest term (its constant where
+    that one is at least a tenth of the largest) is written with the coefficient 1. Empty below 20
     points, above ``max_inputs`` inputs, or where no fit explains ``_EXPLAINED`` of y."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64).ravel()
@@ -193,7 +195,8 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
         if got is None:
             continue
         pc, qc, a, b, e = got
-        if e > 1.0 - _EXPLAINED or len(pc) + len(qc) > _MAX_TERMS or len(qc) < 2 or e > _GAIN * _polynomial_error(MP, v):
+        if (e > 1.0 - _EXPLAINED or len(pc) + len(qc) > _MAX_TERMS or len(qc) < 2
+                or e > _GAIN * _polynomial_error(MP, v)):
             continue
         key = (tuple(ep[c] for c in pc), tuple(eq[c] for c in qc))
         if key not in found or e < found[key][2]:
