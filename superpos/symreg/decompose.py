@@ -47,10 +47,9 @@ __all__ = ["Reduction", "monomial_splits", "single_index", "translations", "redu
 _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
 
-
 _GRID_INPUTS = 4
 """Where log|y| is no quadratic in log|x|, the groups of exponents -1, 0, 1 over at most this
-many inputs are tried instead (40 least-squares fits at 4 inputs)."""
+many inputs are tried instead (36 groups at 4 inputs, one or two least-squares fits each)."""
 
 _EXPLAINED = 0.98
 """A reduction is proposed only where its fit (of log|y|, or the surrogate of y) explains this
