@@ -90,9 +90,7 @@ def _compared(predicted, true, positive, digits: int, domain: dict | None) -> tu
     pred = _parsed(predicted, digits)
     pred = _rounded(_numeric(_without_abs(pred, domain) if domain else pred), digits)
     true = _rounded(_numeric(_parsed(true, digits)), digits)
-    names = {s.name for s in pred.free_symbols | true.free_symbols}
-    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
-    return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
+    return _with_assumptions(pred, true, positive)
 
 
 def is_symbolic_solution(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,
@@ -128,6 +126,14 @@ def _symbolic_number(f) -> sympy.Expr:
     return f
 
 
+def _with_assumptions(pred: sympy.Expr, true: sympy.Expr, positive) -> tuple[sympy.Expr, sympy.Expr]:
+    """Both expressions over the same symbols: the variables in ``positive`` positive, the
+    others real."""
+    names = {s.name for s in pred.free_symbols | true.free_symbols}
+    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
+    return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
+
+
 def _unrounded(predicted, true, positive, domain: dict | None) -> tuple[sympy.Expr, sympy.Expr]:
     """``predicted`` and ``true`` with their numbers as written (the prediction's floats that
     are simple multiples of powers of pi written so), |e| of one sign on ``domain`` dropped, the
@@ -137,9 +143,7 @@ def _unrounded(predicted, true, positive, domain: dict | None) -> tuple[sympy.Ex
     pred = _without_abs(predicted, domain) if domain else predicted
     pred = pred.xreplace({f: _symbolic_number(f) for f in pred.atoms(sympy.Float)})
     true = _parsed(true, 15)
-    names = {s.name for s in pred.free_symbols | true.free_symbols}
-    sym = {n: sympy.Symbol(n, positive=True) if n in set(positive) else sympy.Symbol(n, real=True) for n in names}
-    return pred.xreplace({s: sym[s.name] for s in pred.free_symbols}), true.xreplace({s: sym[s.name] for s in true.free_symbols})
+    return _with_assumptions(pred, true, positive)
 
 
 def is_exact_recovery(predicted, true, positive=(), digits: int = 3, seconds: float = 2.0,

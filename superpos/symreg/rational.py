@@ -18,6 +18,8 @@ import itertools
 import numpy as np
 import sympy
 
+from .template import monomials
+
 __all__ = ["rational_fits", "DEGREES"]
 
 DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3))
@@ -189,8 +191,7 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
         ep, eq = _exponents(m, dp), _exponents(m, dq)
         if len(ep) + len(eq) > min(n // 2, _MAX_COLUMNS):
             continue
-        MP = np.column_stack([np.prod(U**np.array(e), axis=1) for e in ep])
-        MQ = np.column_stack([np.prod(U**np.array(e), axis=1) for e in eq])
+        MP, MQ = monomials(U, dp), monomials(U, dq)  # columns in the order of ep, eq
         got = _sparse(MP, MQ, v)
         if got is None:
             continue
