@@ -4,10 +4,13 @@ command with one line and exit 130 (143), then the command line itself (:mod:`su
 Kept free of imports beyond the standard library: it runs first."""
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
+import threading
 from contextlib import contextmanager
+from typing import NoReturn
 
 __all__ = ["main", "soft_interrupts"]
 
@@ -59,4 +62,32 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     signal.signal(signal.SIGTERM, _on_signal)
     from .cli import app  # deferred: start-up time (the signal handlers come first)
 
-    app(prog_name="superpos")
+    try:
+        app(prog_name="superpos")
+    except SystemExit as exc:
+        _end(exc.code)
+    _end(0)
+
+
+def _end(code) -> NoReturn:
+    """Exit with ``code`` (a SystemExit's: None, a number or a message) without the interpreter's
+    teardown when nothing else runs: the exit handlers run, the standard streams are flushed,
+    then the process ends. Freeing every module's objects one by one (numba's and LLVM's
+    registries, sympy, scikit-learn) is a large share of a one-file ``superpos predict``'s
+    time, and every output is whole by then (atomic writes). With another thread still running
+    (a batch's worker pool) the exit is Python's own, which joins it."""
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    if threading.active_count() > 1 or not hasattr(atexit, "_run_exitfuncs"):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written
+            if stream is sys.stdout and code == 0:
+                code = 120  # Python's own status when flushing stdout fails at exit
+    os._exit(code)

@@ -307,3 +307,34 @@ def test_predict_pauses_the_garbage_collector_and_restores_it(tmp_path, monkeypa
     r = runner.invoke(app, ["predict", str(csv)])
     assert seen == [False] and r.exit_code == 2 and "stop here" in r.output
     assert gc.isenabled()
+
+
+def _console(argv: list[str], before: str = "") -> "subprocess.CompletedProcess":
+    """The console script's entry run in a fresh interpreter with ``argv``, after ``before``."""
+    import subprocess
+    import sys
+
+    code = (f"import atexit, sys\n{before}\nsys.argv = ['superpos'] + {argv!r}\n"
+            "from superpos._console import main\nmain()\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+def test_the_console_script_skips_teardown_but_runs_exit_handlers_and_keeps_its_status(tmp_path):
+    """The command ends without the interpreter's teardown: exit handlers still run (after the
+    command's output), the output is flushed whole to a pipe, and the status is the command's."""
+    import superpos
+
+    r = _console(["--version"], "atexit.register(lambda: print('handler ran'))")
+    assert r.returncode == 0 and r.stdout.split()[-3:] == [superpos.__version__, "handler", "ran"], r
+    r = _console(["predict", str(tmp_path / "missing.csv"), "--quiet"],
+                 "atexit.register(lambda: print('handler ran'))")
+    assert r.returncode == 2 and r.stderr.startswith("error:") and r.stdout == "handler ran\n", r
+    r = _console(["--version"], "import threading, time\n"
+                 "threading.Thread(target=lambda: (time.sleep(0.5), print('thread ended'))).start()")
+    assert r.returncode == 0 and r.stdout.split()[-2:] == ["thread", "ended"], r
+
+
+def test_the_console_script_reports_a_message_status_as_python_does():
+    """A SystemExit carrying a message prints it on stderr and exits 1, as the interpreter does."""
+    r = _console(["--version"], "import superpos._console as c\nc.main = lambda: c._end('went wrong')")
+    assert r.returncode == 1 and r.stderr.strip() == "went wrong", r
