@@ -10,7 +10,8 @@ import sympy
 
 from superpos import Basis, SuperposError
 from superpos.core.numeric import nmse, r2
-from superpos.core.tree import evaluate, from_string, subtree_ends
+from superpos.core.symbolic import from_sympy, to_sympy
+from superpos.core.tree import evaluate, from_string, subtree_ends, to_string
 from superpos.structure.prior import sample_tree
 from superpos.symreg.candidates import (Candidate, Points, fit_candidates, skeleton_key, structural_hashes, structural_key,
                                        unique_trees)
@@ -560,3 +561,73 @@ def test_the_screen_fits_a_subset_and_the_best_are_refitted_on_every_point():
     assert abs(abs(few[0].constants[0]) - 2.5) < 0.02
     with pytest.raises(SuperposError, match="screen_points"):
         FormulaSettings(screen_points=3)
+
+
+# ---------------------------------------------------- powc: a power whose exponent is the node's constant
+
+BP = Basis(["add", "sub", "mul", "div", "neg", "sin", "exp", "log", "sqrt", "pow2", "powc", "x1", "x2", "c", "1"])
+
+
+def _compiled_values(t, basis, X, c):
+    """The tree's values through the fitter's program (powc -> OP_POW(OP_CONST, u))."""
+    from superpos._kernels.program import OP_CONST, eval_prefix
+    from superpos.symreg.fitting import _Program
+
+    prog = _Program([t], basis, X, X)
+    args = prog.args.copy()
+    is_c = prog.ops == OP_CONST
+    args[is_c] = np.arange(is_c.sum())
+    assert is_c.sum() == basis.n_constants(t)
+    out = np.empty(len(X))
+    eval_prefix(prog.ops, args, prog.vals, X, c, np.empty((prog.ops.size, len(X))), out)
+    return out
+
+
+def test_powc_compiled_evaluation_equals_tree_evaluate_and_sympy(X2):
+    """Random trees holding powc: the compiled program, the numpy evaluator and the sympy
+    rendering (read back by from_sympy) agree; the exponent is numbered in prefix order."""
+    rng = np.random.default_rng(7)
+    X = np.ascontiguousarray(X2 * 3)
+    powc = BP.index("powc")
+    seen = 0
+    for _ in range(1200):
+        t = sample_tree(BP, rng, max_depth=4)
+        if powc not in t:
+            continue
+        seen += 1
+        c = rng.uniform(-2, 2, BP.n_constants(t))
+        with np.errstate(all="ignore"):
+            ref = evaluate(t, BP, X, c)
+            np.testing.assert_allclose(_compiled_values(t, BP, X, c), ref, rtol=1e-12, atol=1e-12, equal_nan=True)
+            back, consts = from_sympy(to_sympy(t, BP, c), BP)
+            again = evaluate(back, BP, X, [float(v) for v in consts])
+        ok = np.isfinite(ref) & (np.abs(ref) < 1e8)
+        np.testing.assert_allclose(again[ok], ref[ok], rtol=1e-8, atol=1e-10)
+    assert seen >= 40
+
+
+def test_powc_is_protected_and_numbers_its_exponent_before_its_argument():
+    X = np.array([[-2.0, 1.0], [0.0, 1.0], [4.0, 1.0]])
+    t = tree("powc(add(x1, c))", BP)
+    np.testing.assert_allclose(evaluate(t, BP, X, [-0.5, 0.0]), [2**-0.5, np.nan, 0.5], equal_nan=True)
+    np.testing.assert_allclose(_compiled_values(t, BP, X, np.array([-0.5, 0.0])), [2**-0.5, np.nan, 0.5],
+                               equal_nan=True)
+    assert to_sympy(t, BP) == sympy.Abs(sympy.Symbol("c1") + BP.variables[0]) ** sympy.Symbol("c0")
+
+
+def test_fit_many_fits_powc_exponents_and_the_reader_writes_powers_as_powc():
+    from superpos.symreg.fitting import fit_many
+
+    X = np.random.default_rng(0).uniform(0.5, 3, (200, 2))
+    y = 2.5 * X[:, 0] ** 0.45 / (X[:, 1] + 1.5) ** 1.3
+    t, consts = from_sympy("2*x1**0.5001/(x2 + 1.2)**1.1", BP)
+    assert t.tolist().count(BP.index("powc")) == 2 and "exp" not in to_string(t, BP)
+    (c, err, _), = fit_many([t], BP, X, y, n_starts=8, max_iter=100, random_state=0)
+    assert err < 1e-20
+    np.testing.assert_allclose(evaluate(t, BP, X, c), y, rtol=1e-9)
+    t2, c2 = from_sympy("2.5*pow(x1, 0.45)", BP)
+    assert to_string(t2, BP) == "mul(c, powc(x1))" and [float(v) for v in c2] == [2.5, 0.45]
+    t3, _ = from_sympy("x1**2 + sqrt(x2) + 1/x1", BP)  # the powers the basis names keep their functions
+    assert BP.index("powc") not in t3
+    t4, _ = from_sympy("x1**0.45", Basis.default(1))  # without powc: exp(c log|x1|) as before
+    assert to_string(t4, Basis.default(1)) == "exp(mul(c, log(x1)))"

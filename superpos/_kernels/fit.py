@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ..core.numeric import MAX_CONSTANT
-from .program import (OP_CONST, OP_DIV, OP_NUM, arity, binary_values, error_scale, eval_prefix, leaf_values,
+from .program import (OP_CONST, OP_NUM, OP_POW, arity, binary_values, error_scale, eval_prefix, leaf_values,
                       nmse, unary_values)
 
 
@@ -94,7 +94,7 @@ def _node(ops, args, vals, X, c, second, k, V):
     op = ops[k]
     if op <= OP_NUM:
         leaf_values(op, args[k], vals[k], X, c, V[k])
-    elif op <= OP_DIV:
+    elif op <= OP_POW:
         binary_values(op, V[k + 1], V[second[k]], V[k])
     else:
         unary_values(op, V[k + 1], V[k])

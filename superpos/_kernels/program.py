@@ -16,9 +16,11 @@ from numba import njit
 from ..core.numeric import DIV_EPS, RELATIVE_FLOOR, VARIANCE_FLOOR
 
 OP_VAR, OP_CONST, OP_NUM = 0, 1, 2
-OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 3, 4, 5, 6, 7
-OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 8, 9, 10, 11, 12, 13, 14
-OP_TANH, OP_ASIN, OP_ACOS, OP_ERF = 15, 16, 17, 18
+OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW, OP_NEG = 3, 4, 5, 6, 7, 8
+OP_SIN, OP_COS, OP_EXP, OP_LOG, OP_SQRT, OP_POW2, OP_POW3 = 9, 10, 11, 12, 13, 14, 15
+OP_TANH, OP_ASIN, OP_ACOS, OP_ERF = 16, 17, 18, 19
+"""OP_POW(a, b) = |b|^a, the exponent first: a tree's ``powc(u)`` (|u|^c, c the node's own constant)
+compiles to OP_POW(OP_CONST, u), so the constant slots stay in the tree's prefix order."""
 OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": OP_NEG, "sin": OP_SIN,
             "cos": OP_COS, "exp": OP_EXP, "log": OP_LOG, "sqrt": OP_SQRT, "pow2": OP_POW2, "pow3": OP_POW3,
             "tanh": OP_TANH, "asin": OP_ASIN, "acos": OP_ACOS, "erf": OP_ERF}
@@ -27,8 +29,8 @@ OP_CODES = {"add": OP_ADD, "sub": OP_SUB, "mul": OP_MUL, "div": OP_DIV, "neg": O
 
 @njit(cache=True)
 def arity(op):
-    """Children of a node with this op code: 0 (leaves), 2 (add, sub, mul, div) or 1."""
-    return 0 if op <= OP_NUM else (2 if op <= OP_DIV else 1)
+    """Children of a node with this op code: 0 (leaves), 2 (add, sub, mul, div, pow) or 1."""
+    return 0 if op <= OP_NUM else (2 if op <= OP_POW else 1)
 
 
 @njit(cache=True)
@@ -47,7 +49,7 @@ def leaf_values(op, arg, val, X, c, out):
 @njit(cache=True)
 def binary_values(op, a, b, out):
     """out = a op b, row by row (``out`` may be ``b``); one loop per op (vectorisable).
-    A division by |b| <= DIV_EPS gives NaN."""
+    A division by |b| <= DIV_EPS gives NaN; OP_POW is |b|^a, NaN for 0 to a negative power."""
     if op == OP_ADD:
         for r in range(out.size):
             out[r] = a[r] + b[r]
@@ -57,6 +59,10 @@ def binary_values(op, a, b, out):
     elif op == OP_MUL:
         for r in range(out.size):
             out[r] = a[r] * b[r]
+    elif op == OP_POW:
+        for r in range(out.size):
+            u, p = abs(b[r]), a[r]
+            out[r] = np.nan if u == 0.0 and p < 0.0 else u**p
     else:
         for r in range(out.size):
             w = b[r]
@@ -123,7 +129,7 @@ def eval_prefix(ops, args, vals, X, c, stack, out):
         if op <= OP_NUM:
             leaf_values(op, args[k], vals[k], X, c, stack[top, :n])
             top += 1
-        elif op <= OP_DIV:  # binary: the first argument is on top
+        elif op <= OP_POW:  # binary: the first argument is on top
             binary_values(op, stack[top - 1, :n], stack[top - 2, :n], stack[top - 2, :n])
             top -= 1
         else:
@@ -189,7 +195,7 @@ def linear_mask(ops, offsets, c_offsets):
             if o[k] == OP_CONST:
                 slot[k] = nc
                 nc += 1
-            a = 2 if OP_ADD <= o[k] <= OP_DIV else (1 if o[k] > OP_DIV else 0)
+            a = 2 if OP_ADD <= o[k] <= OP_POW else (1 if o[k] > OP_POW else 0)
             if a:
                 stack[top] = k
                 need[top] = a

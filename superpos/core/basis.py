@@ -61,13 +61,28 @@ _erf = np.vectorize(math.erf, otypes=[np.float64])
 """The error function, elementwise (libm's, as the compiled kernels'; NaN stays NaN)."""
 
 
+def power_of_abs(a, p):
+    """|a|^p, protected as sqrt and log are: |a| keeps a fractional power real, and 0 to a
+    negative power is NaN (as a division by zero), not inf."""
+    with np.errstate(all="ignore"):
+        a = np.abs(np.asarray(a, dtype=np.float64))
+        out = a ** p
+        return np.where((a == 0) & (p < 0), np.nan, out)
+
+
+def _sympy_power(a, p):
+    return sympy.Abs(a) ** p
+
+
 @dataclass(frozen=True)
 class BasisFunction:
     """One basis function h: ``name``, ``arity``, a numpy and a sympy implementation.
 
     ``kind`` is "function" (arity >= 1), "variable" (``index`` is the input column),
     "constant" (a free constant fitted to data) or "number" (a fixed ``value``).
-    ``weight`` is its prior weight in the corpus generator.
+    ``weight`` is its prior weight in the corpus generator. ``fitted``: the function takes a
+    fitted constant of its own node besides its arguments (``powc(u) = |u|^c``), passed last to
+    its implementations and numbered among the tree's constants in prefix order.
     """
 
     name: str
@@ -78,6 +93,7 @@ class BasisFunction:
     index: int = -1
     value: float = 0.0
     weight: float = 1.0
+    fitted: bool = False
 
 
 def _fn(name, arity, np_impl, sp_impl, weight):
@@ -103,6 +119,7 @@ _REGISTRY: dict[str, BasisFunction] = {
         _fn("asin", 1, _arc(np.arcsin), sympy.asin, 0.2),
         _fn("acos", 1, _arc(np.arccos), sympy.acos, 0.2),
         _fn("erf", 1, _erf, sympy.erf, 0.2),
+        BasisFunction("powc", 1, power_of_abs, _sympy_power, "function", weight=0.3, fitted=True),
         BasisFunction(_CONSTANT, 0, None, None, "constant", weight=0.8),
         BasisFunction("1", 0, None, sympy.Integer(1), "number", value=1.0, weight=0.25),
         BasisFunction("2", 0, None, sympy.Integer(2), "number", value=2.0, weight=0.25),
@@ -208,6 +225,7 @@ class Basis:
         self.names: list[str] = [f.name for f in self.functions]
         self.arities: np.ndarray = np.array([f.arity for f in self.functions], dtype=np.int64)
         self.weights: np.ndarray = np.array([f.weight for f in self.functions], dtype=np.float64)
+        self.holds_constant: np.ndarray = np.array([f.kind == "constant" or f.fitted for f in self.functions])
         self._index = {n: k for k, n in enumerate(self.names)}
         self.n_variables: int = max(f.index for f in funcs) + 1
         self.variables: list[sympy.Symbol] = [sympy.Symbol(f"x{k + 1}", real=True) for k in range(self.n_variables)]
@@ -257,6 +275,11 @@ class Basis:
     def constant(self) -> int:
         """Colour id of the free constant ``c`` or -1."""
         return self._index.get(_CONSTANT, -1)
+
+    def n_constants(self, tree) -> int:
+        """The number of fitted constants of a tree over this basis: its ``c`` leaves and the
+        constants of its nodes (``powc``'s exponent), numbered in prefix order."""
+        return int(np.sum(self.holds_constant[np.asarray(tree, dtype=np.int64)]))
 
     def to_list(self) -> list[str]:
         """Names without the root, enough to rebuild the basis: ``Basis(b.to_list())``."""

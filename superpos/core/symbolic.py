@@ -18,10 +18,11 @@ __all__ = ["to_sympy", "from_sympy", "rewritten", "canonicalize"]
 
 
 def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
-    """Render the tree as a sympy expression; ``c`` leaves become ``constants`` (numbers)
-    or, when None, the symbols c0, c1, ... in prefix order."""
+    """Render the tree as a sympy expression; ``c`` leaves and the nodes' own constants
+    (``powc``'s exponent) become ``constants`` (numbers) or, when None, the symbols c0, c1, ...
+    in prefix order."""
     t = check_tree(tree, basis.arities)
-    n_c = int(np.sum(t == basis.constant))
+    n_c = basis.n_constants(t)
     if constants is None:
         consts = list(sympy.symbols(f"c0:{n_c}")) if n_c else []
     else:
@@ -41,6 +42,9 @@ def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
             stack.append(consts[ci])
         else:
             args = [stack.pop() for _ in range(f.arity)]
+            if f.fitted:
+                ci -= 1
+                args.append(consts[ci])
             stack.append(f.sympy(*args))
     return stack[0]
 
@@ -57,7 +61,8 @@ class _Builder:
         self._fclass = {}
         probe = sympy.Symbol("u")
         for f in basis.functions:
-            if f.kind == "function" and f.arity == 1 and f.name not in ("neg", "pow2", "pow3", "sqrt", "log"):
+            if f.kind == "function" and f.arity == 1 and not f.fitted and f.name not in ("neg", "pow2", "pow3", "sqrt",
+                                                                                             "log"):
                 e = f.sympy(probe)
                 if isinstance(e, sympy.Function) and e.args == (probe,):
                     self._fclass[e.func] = f.name
@@ -158,8 +163,12 @@ class _Builder:
                 if ex.p < 0:
                     return self.op("div", self.number(sympy.Integer(1)), self.power(root, -int(ex.p)))
                 return self.power(root, int(ex.p))
+            inner = base.args[0] if isinstance(base, sympy.Abs) else base
+            named = ex.is_Symbol and (str(ex) == "c" or (str(ex)[:1] == "c" and str(ex)[1:].isdigit()))
+            if b.has("powc") and (ex.is_Number or named):  # |u|^a: the node's own constant a
+                self.consts.append(ex)  # numbered before the constants of its argument (prefix order)
+                return [b.index("powc")] + self.build(inner)
             if all(b.has(n) for n in ("exp", "log", "mul")):  # |u|^a, the exponent a fitted constant
-                inner = base.args[0] if isinstance(base, sympy.Abs) else base
                 return self.op("exp", self.op("mul", self.build(ex), self.op("log", self.build(inner))))
             raise NotRepresentable(f"the power {e} has no basis function")
         if isinstance(e, sympy.log):
@@ -184,7 +193,8 @@ def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
 
     Numbers other than the basis's own (1, 2) become ``c`` leaves and are returned in
     prefix order, as are symbols named c, c0, c1, ...; ``x1**2`` becomes pow2(x1), a power
-    with another exponent ``x1**0.45`` exp(mul(c, log(x1))) (|x1|^c: the exponent a constant),
+    with another exponent ``x1**0.45`` powc(x1) where the basis has it, else
+    exp(mul(c, log(x1))) (|x1|^c: the exponent a constant),
     ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1). Raises :class:`NotRepresentable`.
     """
     if isinstance(expr, str):
@@ -220,7 +230,7 @@ def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
     folds constant subtrees into one number, orders commutative arguments) and read back,
     repeated until it no longer changes. Returns (tree, constants)."""
     t = check_tree(tree, basis.arities)
-    n_c = int(np.sum(t == basis.constant))
+    n_c = basis.n_constants(t)
     if constants is None:
         constants = [1.2345 + 0.1 * k for k in range(n_c)]
     for _ in range(4):

@@ -129,14 +129,15 @@ def subtree_ends(tree, arities: np.ndarray) -> np.ndarray:
 
 def evaluate(tree, basis: Basis, X: np.ndarray, constants=None) -> np.ndarray:
     """Evaluate the tree on points X (n, m) with numpy; ``constants`` fill the ``c``
-    leaves in prefix order. Domain errors give NaN or inf, never an exception."""
+    leaves and the nodes' own constants (``powc``'s exponent) in prefix order. Domain errors
+    give NaN or inf, never an exception."""
     t = check_tree(tree, basis.arities)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
         X = X[:, None]
     n = X.shape[0]
     consts = [] if constants is None else [float(v) for v in np.ravel(constants)]
-    n_c = int(np.sum(t == basis.constant))
+    n_c = basis.n_constants(t)
     if len(consts) != n_c:
         raise SuperposError(f"the tree has {n_c} constants but {len(consts)} values were given")
     ci = n_c
@@ -155,6 +156,9 @@ def evaluate(tree, basis: Basis, X: np.ndarray, constants=None) -> np.ndarray:
                 stack.append(np.full(n, consts[ci]))
             else:
                 args = [stack.pop() for _ in range(f.arity)]
+                if f.fitted:
+                    ci -= 1
+                    args.append(consts[ci])
                 stack.append(np.asarray(f.numpy(*args), dtype=np.float64))
     return np.array(stack[0], dtype=np.float64)
 

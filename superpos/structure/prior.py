@@ -147,7 +147,7 @@ def draw_formulas(basis_names, seed, n, max_depth, max_size, n_points, n_variabl
         tries += 1
         m = n_variables if isinstance(n_variables, int) else int(rng.integers(n_variables[0], n_variables[1] + 1))
         raw = sample_tree(basis, rng, max_depth, depth_decay, m)
-        c = [_sample_constant(rng) for _ in range(int(np.sum(raw == basis.constant)))]
+        c = [_sample_constant(rng) for _ in range(basis.n_constants(raw))]
         try:
             t, cs = capped(lambda: canonicalize(raw, basis, c), CANONICAL_SECONDS)
         except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError, CapExceeded):

@@ -34,8 +34,9 @@ def start_points(n_nonlinear: int, n_starts: int, rng: np.random.Generator) -> n
 
 def _op_table(basis: Basis):
     """Per colour: (op code, argument, number value); op code -1 where the kernel has no
-    implementation (a user-registered function)."""
-    from .._kernels.program import OP_CODES, OP_CONST, OP_NUM, OP_VAR
+    implementation (a user-registered function). ``powc`` gets OP_POW, whose program also needs
+    the node's constant as its first child (:class:`_Program` inserts it)."""
+    from .._kernels.program import OP_CODES, OP_CONST, OP_NUM, OP_POW, OP_VAR
 
     ops = np.full(len(basis), -1, dtype=np.int64)
     arg = np.zeros(len(basis), dtype=np.int64)
@@ -49,6 +50,8 @@ def _op_table(basis: Basis):
             ops[k], val[k] = OP_NUM, f.value
         elif f.name in OP_CODES and builtin_function(f.name) is not None and f.numpy is builtin_function(f.name).numpy:
             ops[k] = OP_CODES[f.name]
+        elif f.fitted and f.name == "powc":
+            ops[k] = OP_POW
     return ops, arg, val
 
 
@@ -56,15 +59,17 @@ class _Program:
     """The prefix programs of many trees over (X, Xv), with every subtree the kernel cannot
     evaluate (a user-registered function) replaced by a derived input column: its values are
     fixed when the subtree holds no free constant. A tree with such a function above a free
-    constant cannot be fitted (``fittable`` False). ``ops``, ``args``, ``vals``: every program
-    end to end, ``sizes`` their lengths."""
+    constant cannot be fitted (``fittable`` False). A ``powc`` node becomes OP_POW(OP_CONST, u):
+    its constant first, so the slots keep the tree's prefix order. ``ops``, ``args``, ``vals``:
+    every program end to end, ``sizes`` their lengths."""
 
     def __init__(self, trees, basis: Basis, X: np.ndarray, Xv: np.ndarray):
         from .._kernels.program import OP_CONST, OP_VAR
 
         op, arg, val = _op_table(basis)
         flat = np.concatenate(trees)
-        if np.all(op[flat] >= 0):  # every function compiled (the usual case): one gather, no loop
+        fitted = basis.holds_constant & (basis.arities > 0)
+        if np.all(op[flat] >= 0) and not np.any(fitted[flat]):  # the usual case: one gather, no loop
             self.ops, self.args, self.vals = op[flat], arg[flat], val[flat]
             self.sizes = np.array([t.size for t in trees], dtype=np.int64)
             self.fittable = [True] * len(trees)
@@ -73,7 +78,7 @@ class _Program:
         cols, cols_v = [], []
         ops, args, vals, self.fittable = [], [], [], []
         for t in trees:
-            if np.all(op[t] >= 0):
+            if np.all(op[t] >= 0) and not np.any(fitted[t]):
                 ops.append(op[t])
                 args.append(arg[t])
                 vals.append(val[t])
@@ -84,10 +89,12 @@ class _Program:
             while k < t.size:
                 if op[t[k]] >= 0:
                     o.append(op[t[k]]), a.append(arg[t[k]]), v.append(val[t[k]])
+                    if fitted[t[k]]:
+                        o.append(OP_CONST), a.append(0), v.append(0.0)
                     k += 1
                     continue
                 sub = t[k:end[k]]
-                if np.any(op[sub] == OP_CONST):
+                if np.any(basis.holds_constant[sub]):
                     ok = False
                     break
                 with np.errstate(all="ignore"):
@@ -163,7 +170,7 @@ def fit_many(trees, basis: Basis, X, y, Xv=None, yv=None, n_starts: int = 4, max
     bounds = c_offsets.tolist()
     out = [(consts[a:b], e, v) for a, b, e, v in zip(bounds[:-1], bounds[1:], ef.tolist(), ev.tolist())]
     for s in (k for k, ok in enumerate(prog.fittable) if not ok):
-        out[s] = (np.full(int(np.sum(trees[s] == basis.constant)), np.nan), np.inf, np.inf)
+        out[s] = (np.full(basis.n_constants(trees[s]), np.nan), np.inf, np.inf)
     return out
 
 

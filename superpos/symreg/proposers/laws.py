@@ -24,7 +24,7 @@ class LawsProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         kx, ky = search.decade()
         found = laws_with_starts(search.X / 10.0**kx, search.work)
-        simplest = min((t.size + int(np.sum(t == search.work.constant)) for t, _ in found), default=0)
+        simplest = min((t.size + search.work.n_constants(t) for t, _ in found), default=0)
         if search.exact(pool) and pool[0].complexity <= simplest:  # no law can be a shorter twin
             return []
         return search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],

@@ -84,7 +84,7 @@ class PowersProposer:
         p = search.points
         found = power_trees(p.X[p.fit], p.y[p.fit], search.work)
         names = tuple(search.work.to_list())
-        simplest = min((t.size + int(np.sum(t == search.work.constant)) - 3 * fitted_powers(t, names) for t, _ in found),
+        simplest = min((t.size + search.work.n_constants(t) - 3 * fitted_powers(t, names) for t, _ in found),
                        default=0)
         if search.exact(pool) and pool[0].complexity <= simplest:  # no power law can be a shorter twin
             return []
