@@ -92,6 +92,14 @@ def test_translations_find_the_differences():
     assert translations(X, X[:, 0] * X[:, 1] + X[:, 2] / X[:, 3]) is None
 
 
+def test_translations_find_the_sums_and_tell_them_from_differences():
+    X = np.random.default_rng(9).uniform(1, 5, (200, 4))
+    y = np.sin(X[:, 0] + X[:, 1]) + X[:, 2] / X[:, 3]
+    assert translations(X, y) == ((1.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+    y = (X[:, 0] - X[:, 2]) ** 2 * X[:, 3]
+    assert translations(X, y)[0] == (1.0, 0.0, -1.0, 0.0)
+
+
 def test_compose_writes_the_reduced_formula_over_every_input():
     from superpos.core.tree import from_string
 

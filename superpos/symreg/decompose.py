@@ -1,5 +1,5 @@
 """Reductions: a law of many inputs as a function of a few (monomial factors, dimensionless
-groups, differences), for the structure model of 1-3 inputs.
+groups, differences and sums), for the structure model of 1-3 inputs.
 
 Most laws of physics with many inputs are a product prod_{i in O} x_i^a_i * g(x_S) of a
 monomial in some inputs O and a function g of at most three others S (q E / (m (w0^2 - w^2)),
@@ -20,7 +20,7 @@ Other laws depend on several inputs only through one dimensionless group, a mono
 prod x^b (x1 exp(-x2 x3 / (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): :func:`single_index` finds b
 from the rank-one Hessian of log|y| in log|x|.
 
-Others read a pair of inputs only through their difference (cos(x3 - x4), (x2 - x1)^2 +
+Others read a pair of inputs only through their difference or their sum (cos(x3 - x4), (x2 - x1)^2 +
 (x4 - x3)^2): :func:`~superpos.symreg.translations.translations` finds such pairs from the
 gradients of a polynomial surrogate, AI Feynman's translational symmetry.
 
@@ -76,7 +76,7 @@ def _monomial(v: list, exponents) -> sympy.Expr:
 @dataclass(frozen=True)
 class Reduction:
     """y = prod_j w_j^factor_j * g(z_1..z_k) with z_i = prod_j w_j^inner_ij, where w = x, or
-    w = P x for a ``linear`` map P whose rows are differences x_i - x_j and single inputs
+    w = P x for a ``linear`` map P whose rows are differences x_i - x_j, sums x_i + x_j and single inputs
     (:func:`translations`): a data set of k <= 3 inputs for the structure model. ``score``:
     the BIC of the log fit that proposed it."""
 
@@ -337,7 +337,7 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
 
 def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3) -> list[Reduction]:
     """The reductions worth a search of the structure model, at most ``limit``, in this
-    order: the best monomial split, the single-index reduction, the data in the differences
+    order: the best monomial split, the single-index reduction, the data in the differences (or sums)
     of the inputs that enter only through them (:func:`translations`; as they are when few
     enough, else their best monomial split), the second monomial split."""
     splits = monomial_splits(X, y, max_inner, limit=2)

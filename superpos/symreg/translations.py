@@ -1,6 +1,6 @@
-"""Translations: pairs of inputs a law reads only through their difference (AI Feynman's
-translational symmetry, Udrescu & Tegmark 2020), found from the gradients of a polynomial
-surrogate of y; :func:`~superpos.symreg.decompose.reductions` turns them into a data set of
+"""Translations: pairs of inputs a law reads only through their difference or their sum (AI
+Feynman's translational symmetry, Udrescu & Tegmark 2020: y(x_i + a, x_j + a) = y, or
+y(x_i + a, x_j - a) = y), found from the gradients of a polynomial surrogate of y; :func:`~superpos.symreg.decompose.reductions` turns them into a data set of
 the differences for the structure model."""
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ _SURROGATE = 0.9
 
 _SYMMETRY = 0.05
 """A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
-this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate)."""
+this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate), as
+x_i + x_j when sum (dy/dx_i - dy/dx_j)^2 is."""
 
 
 def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
@@ -33,8 +34,8 @@ def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
 def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
     """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
     inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
-    x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j and keep the other inputs; pairs taken
-    greedily, the most symmetric first. The test: the gradients of a least-squares
+    x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j, or only through their sum (sin(x1 + x2)) by
+    x_i + x_j, and keep the other inputs; pairs taken greedily, the most symmetric first. The test: the gradients of a least-squares
     surrogate of y at the points (cubic where the points allow, else quadratic; :data:`_SYMMETRY`).
     None when no pair passes."""
     n, m = X.shape
@@ -69,16 +70,17 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
     for i, j in combinations(range(m), 2):
         den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
         if den > 0:
-            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j))
+            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j, -1.0))
+            scores.append((float(np.sum((G[:, i] - G[:, j]) ** 2)) / den, i, j, 1.0))
     used: set[int] = set()
     rows = []
-    for score, i, j in sorted(scores):
+    for score, i, j, sign in sorted(scores):
         if score > _SYMMETRY:
             break
         if i in used or j in used:
             continue
         used |= {i, j}
-        rows.append(tuple(float(k == i) - float(k == j) for k in range(m)))
+        rows.append(tuple(float(k == i) + sign * float(k == j) for k in range(m)))
     if not rows:
         return None
     return tuple(rows) + tuple(tuple(float(k == j) for k in range(m)) for j in range(m) if j not in used)
