@@ -98,6 +98,8 @@ def test_translations_find_the_sums_and_tell_them_from_differences():
     assert translations(X, y) == ((1.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
     y = (X[:, 0] - X[:, 2]) ** 2 * X[:, 3]
     assert translations(X, y)[0] == (1.0, 0.0, -1.0, 0.0)
+    X = np.random.default_rng(9).uniform(1, 2, (200, 3))  # narrow: x1 x3 nearly passes for x1 + x3
+    assert translations(X, X[:, 0] * X[:, 2] / (X[:, 1] + 1)) is None
 
 
 def test_compose_writes_the_reduced_formula_over_every_input():

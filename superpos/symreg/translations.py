@@ -17,7 +17,9 @@ _SURROGATE = 0.9
 _SYMMETRY = 0.05
 """A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
 this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate), as
-x_i + x_j when sum (dy/dx_i - dy/dx_j)^2 is."""
+x_i + x_j when sum (dy/dx_i - dy/dx_j)^2 is; in either case only where the same share for the
+scaled gradients x dy/dx (the test of x_i x_j and x_i / x_j) is larger: over inputs of a
+narrow range far from zero a product or ratio nearly passes the test of a sum or difference."""
 
 
 def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
@@ -66,12 +68,18 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
                 d[i] -= 1
                 G[:, i] += c * e[i] * np.prod(Z ** np.array(d), axis=1)
     G /= sd
+    H = G * X  # x dy/dx: a law of x_i x_j or x_i / x_j has x_i dy/dx_i = +-x_j dy/dx_j
     scores = []
     for i, j in combinations(range(m), 2):
         den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
+        den_scaled = float(np.sum(H[:, i] ** 2 + H[:, j] ** 2))
         if den > 0:
-            scores.append((float(np.sum((G[:, i] + G[:, j]) ** 2)) / den, i, j, -1.0))
-            scores.append((float(np.sum((G[:, i] - G[:, j]) ** 2)) / den, i, j, 1.0))
+            scaled = min(float(np.sum((H[:, i] + s * H[:, j]) ** 2)) for s in (1.0, -1.0)) / den_scaled \
+                if den_scaled > 0 else np.inf
+            for sign in (-1.0, 1.0):  # x_i - x_j, x_i + x_j
+                score = float(np.sum((G[:, i] + sign * G[:, j]) ** 2)) / den
+                if score < scaled:  # over a narrow range x1 x3 nearly passes for x1 + x3: a product's test wins
+                    scores.append((score, i, j, -sign))
     used: set[int] = set()
     rows = []
     for score, i, j, sign in sorted(scores):
