@@ -61,7 +61,7 @@ _erf = np.vectorize(math.erf, otypes=[np.float64])
 """The error function, elementwise (libm's, as the compiled kernels'; NaN stays NaN)."""
 
 
-def power_of_abs(a, p):
+def _abs_power(a, p):
     """|a|^p, protected as sqrt and log are: |a| keeps a fractional power real, and 0 to a
     negative power is NaN (as a division by zero), not inf."""
     with np.errstate(all="ignore"):
@@ -119,7 +119,7 @@ _REGISTRY: dict[str, BasisFunction] = {
         _fn("asin", 1, _arc(np.arcsin), sympy.asin, 0.2),
         _fn("acos", 1, _arc(np.arccos), sympy.acos, 0.2),
         _fn("erf", 1, _erf, sympy.erf, 0.2),
-        BasisFunction("powc", 1, power_of_abs, _sympy_power, "function", weight=0.3, fitted=True),
+        BasisFunction("powc", 1, _abs_power, _sympy_power, "function", weight=0.3, fitted=True),
         BasisFunction(_CONSTANT, 0, None, None, "constant", weight=0.8),
         BasisFunction("1", 0, None, sympy.Integer(1), "number", value=1.0, weight=0.25),
         BasisFunction("2", 0, None, sympy.Integer(2), "number", value=2.0, weight=0.25),
