@@ -36,15 +36,6 @@ def test_many_equal_parts():
     assert partition(X, y)[0] == [(0, 1), (2, 3), (4, 5), (6, 7)]
 
 
-def test_several_interacting_groups_merge():
-    """Three products of three inputs among ten: most merges of three join two inputs of one
-    product, so the typical gain the best merge is compared with is the lower quartile's."""
-    X = np.random.default_rng(0).uniform(1, 5, (150, 10))
-    y = X[:, 0] * X[:, 1] * X[:, 2] + X[:, 3] * X[:, 4] * X[:, 5] + X[:, 6] * X[:, 7] * X[:, 8] + X[:, 9]
-    parts, explained, _, _ = partition(X, y)
-    assert parts == [(0, 1, 2), (3, 4, 5), (6, 7, 8), (9,)] and explained > 0.999
-
-
 def test_product_in_logs_and_the_starting_parts():
     X = points(200, 4, 1.0, 5.0)
     y = (X[:, 0] + X[:, 1]) * (X[:, 2] + X[:, 3])
