@@ -7,7 +7,7 @@ no neural surrogate: it fits additive models of polynomials, each part's own pol
 inputs (degree 5 for one input, 4 for two, 3 for three or four, 2 beyond), by least squares, and
 searches the partition by agglomeration: start from every input alone, merge the two parts
 whose merge lowers the BIC (n log(SSE / n) + p log n) most, as long as the merge also cuts the
-SSE to :data:`_MERGE_GAIN` of itself, or gains :data:`_TYPICAL` times a typical merge's gain
+SSE to :data:`_MERGE_GAIN` of itself, or gains :data:`_TYPICAL` times the median merge's gain
 and :data:`_MIN_GAIN` of the SSE (a merge of parts that add up only buys flexibility, so its
 gain is small; a true interaction is missed by orders of magnitude); where no two parts
 qualify, three parts may merge the same way. The partition fires when it has two or more parts
@@ -32,14 +32,12 @@ _MERGE_GAIN = 0.5
 """A merge of two parts is taken only where it multiplies the SSE by at most this."""
 
 _TYPICAL = 5.0
-"""... or where its SSE gain is at least this many times the typical gain of all merges of as many
-parts, their lower quartile (among many equal parts, x1 x2 + x3 x4 + x5 x6 + x7 x8, one true merge
-removes only a quarter of the SSE, but some 10 times what a merge of parts that add up buys;
-the median would be a true merge's gain where several groups interact: of the merges of three
-among x1 x2 x3 + x4 x5 x6 + x7 x8 x9 + x10, more than half join two inputs of one product)."""
+"""... or where its SSE gain is at least this many times the median gain of all merges of as many
+parts (among many equal parts, x1 x2 + x3 x4 + x5 x6 + x7 x8, one true merge removes only a
+quarter of the SSE, but some 10 times what a merge of parts that add up buys)."""
 
 _MIN_GAIN = 0.1
-"""... and then at least this share of the SSE (among few small gains, the typical one says little)."""
+"""... and then at least this share of the SSE (among few small gains, the median says little)."""
 
 _EXACT = 1e-12
 """A partition whose SSE is below this share of the variance is exact: no merge can improve it."""
@@ -132,7 +130,7 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) -> tuple[list[tuple[int, 
                 continue
             best = min(trials, key=lambda r: r[0])
             gains = np.array([sse - r[2] for r in trials])
-            typical = float(np.quantile(gains, 0.25)) if len(trials) >= 3 else np.inf
+            typical = float(np.median(gains)) if len(trials) >= 3 else np.inf
             gain = sse - best[2]
             if best[0] < bic(sse, p) and (best[2] <= _MERGE_GAIN * sse
                                           or (gain >= _TYPICAL * max(typical, 0.0) and gain >= _MIN_GAIN * sse)):
