@@ -113,7 +113,7 @@ class _Builder:
             name = str(e)
             if name in self.var:
                 return [self.var[name]]
-            if (name == "c" or (name.startswith("c") and name[1:].isdigit())) and b.constant >= 0:
+            if _constant_symbol(e) and b.constant >= 0:
                 self.consts.append(e)
                 return [b.constant]
             raise NotRepresentable(f"unknown symbol {name!r}")
@@ -164,8 +164,7 @@ class _Builder:
                     return self.op("div", self.number(sympy.Integer(1)), self.power(root, -int(ex.p)))
                 return self.power(root, int(ex.p))
             inner = base.args[0] if isinstance(base, sympy.Abs) else base
-            named = ex.is_Symbol and (str(ex) == "c" or (str(ex)[:1] == "c" and str(ex)[1:].isdigit()))
-            if b.has("powc") and (ex.is_Number or named):  # |u|^a: the node's own constant a
+            if b.has("powc") and (ex.is_Number or _constant_symbol(ex)):  # |u|^a: the node's own constant a
                 self.consts.append(ex)  # numbered before the constants of its argument (prefix order)
                 return [b.index("powc")] + self.build(inner)
             if all(b.has(n) for n in ("exp", "log", "mul")):  # |u|^a, the exponent a fitted constant
@@ -179,6 +178,12 @@ class _Builder:
         if e.func in self._fclass:
             return self.op(self._fclass[e.func], *[self.build(a) for a in e.args])
         raise NotRepresentable(f"{e.func.__name__} is not in the basis")
+
+
+def _constant_symbol(e: sympy.Expr) -> bool:
+    """A symbol that names a free constant: c, c0, c1, ..."""
+    name = str(e)
+    return e.is_Symbol and (name == "c" or (name.startswith("c") and name[1:].isdigit()))
 
 
 def _fold_number(e: sympy.Expr) -> sympy.Float:

@@ -69,7 +69,8 @@ class _Program:
         op, arg, val = _op_table(basis)
         flat = np.concatenate(trees)
         fitted = basis.holds_constant & (basis.arities > 0)
-        if np.all(op[flat] >= 0) and not np.any(fitted[flat]):  # the usual case: one gather, no loop
+        has_fitted = bool(fitted.any()) and bool(np.any(fitted[flat]))
+        if np.all(op[flat] >= 0) and not has_fitted:  # the usual case: one gather, no loop
             self.ops, self.args, self.vals = op[flat], arg[flat], val[flat]
             self.sizes = np.array([t.size for t in trees], dtype=np.int64)
             self.fittable = [True] * len(trees)

@@ -1,7 +1,8 @@
 """Translations: pairs of inputs a law reads only through their difference or their sum (AI
 Feynman's translational symmetry, Udrescu & Tegmark 2020: y(x_i + a, x_j + a) = y, or
-y(x_i + a, x_j - a) = y), found from the gradients of a polynomial surrogate of y; :func:`~superpos.symreg.decompose.reductions` turns them into a data set of
-the differences for the structure model."""
+y(x_i + a, x_j - a) = y), found from the gradients of a polynomial surrogate of y;
+:func:`~superpos.symreg.decompose.reductions` turns them into a data set of the differences
+and sums for the structure model."""
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
@@ -33,13 +34,20 @@ def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
     return out
 
 
+def _mismatch(D: np.ndarray, i: int, j: int, s: float) -> float:
+    """sum (D_i + s D_j)^2 / sum (D_i^2 + D_j^2) over the points (inf where both vanish): near 0
+    where the columns i and j of D cancel (s = 1) or agree (s = -1)."""
+    den = float(np.sum(D[:, i] ** 2 + D[:, j] ** 2))
+    return float(np.sum((D[:, i] + s * D[:, j]) ** 2)) / den if den > 0 else np.inf
+
+
 def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
     """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
     inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
     x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j, or only through their sum (sin(x1 + x2)) by
-    x_i + x_j, and keep the other inputs; pairs taken greedily, the most symmetric first. The test: the gradients of a least-squares
-    surrogate of y at the points (cubic where the points allow, else quadratic; :data:`_SYMMETRY`).
-    None when no pair passes."""
+    x_i + x_j, and keep the other inputs; pairs taken greedily, the most symmetric first. The
+    test: the gradients of a least-squares surrogate of y at the points (cubic where the points
+    allow, else quadratic; :data:`_SYMMETRY`). None when no pair passes."""
     n, m = X.shape
     if m < 2 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return None
@@ -71,15 +79,11 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
     H = G * X  # x dy/dx: a law of x_i x_j or x_i / x_j has x_i dy/dx_i = +-x_j dy/dx_j
     scores = []
     for i, j in combinations(range(m), 2):
-        den = float(np.sum(G[:, i] ** 2 + G[:, j] ** 2))
-        den_scaled = float(np.sum(H[:, i] ** 2 + H[:, j] ** 2))
-        if den > 0:
-            scaled = min(float(np.sum((H[:, i] + s * H[:, j]) ** 2)) for s in (1.0, -1.0)) / den_scaled \
-                if den_scaled > 0 else np.inf
-            for sign in (-1.0, 1.0):  # x_i - x_j, x_i + x_j
-                score = float(np.sum((G[:, i] + sign * G[:, j]) ** 2)) / den
-                if score < scaled:  # over a narrow range x1 x3 nearly passes for x1 + x3: a product's test wins
-                    scores.append((score, i, j, -sign))
+        scaled = min(_mismatch(H, i, j, 1.0), _mismatch(H, i, j, -1.0))
+        for sign in (-1.0, 1.0):  # the row x_i - x_j (dy/dx_i = -dy/dx_j), x_i + x_j (they agree)
+            score = _mismatch(G, i, j, -sign)
+            if score < scaled:  # over a narrow range x1 x3 nearly passes for x1 + x3: a product's test wins
+                scores.append((score, i, j, sign))
     used: set[int] = set()
     rows = []
     for score, i, j, sign in sorted(scores):
