@@ -3,10 +3,12 @@ of few inputs, a dimensionless group, differences (:mod:`~superpos.symreg.decomp
 solved by the engine on its reduced data set and written back over all inputs."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..candidates import Candidate
-from ..decompose import reductions
+from ..decompose import Reduction, reductions
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
@@ -34,33 +36,50 @@ class ReductionsProposer:
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         out: list[Candidate] = []
-        model_basis = search.model.basis_
-        laws = law_basis(model_basis)
         points = search.points
         first = len(pool)
-        for red in reductions(points.X, points.y, model_basis.n_variables, REDUCTIONS):
+        for red in reductions(points.X, points.y, search.model.basis_.n_variables, REDUCTIONS):
             with np.errstate(all="ignore"):
                 Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
             if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
                 continue
-            found = search.solve(Z, rest, ("model", "search"), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
-            pairs = [(c, red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
-                     if np.all(np.isfinite(c.constants))]
-            pairs = [(_as(c, "reduction"), m) for c, m in pairs]
-            floor = search.floor(found)
-            names = tuple(model_basis.to_list())
-            if not points.folds:  # small data: a few dozen points cannot choose among so many sums
-                pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+sums"),
-                           red.compose(t, c, model_basis, search.work))
-                          for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
-            pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+laws"),
-                       red.compose(t, c, laws, search.work))
-                      for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
-            pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+families"),
-                       red.compose(t, c, laws, search.work))
-                      for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)]
-            out += search.refit(pairs, search.work, first + len(out))
+            out += _solved(search, red, Z, rest, first + len(out))
+            flipped = reciprocal(red, Z)
+            if flipped is not None:
+                # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
+                # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them
+                out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
         return out
+
+
+def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
+    """The candidates of one reduced data set (Z, rest), written back over every input."""
+    model_basis = search.model.basis_
+    laws = law_basis(model_basis)
+    points = search.points
+    found = search.solve(Z, rest, ("model", "search"), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
+    pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
+             if np.all(np.isfinite(c.constants))]
+    floor = search.floor(found)
+    names = tuple(model_basis.to_list())
+    if not points.folds:  # small data: a few dozen points cannot choose among so many sums
+        pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+sums"),
+                   red.compose(t, c, model_basis, search.work))
+                  for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
+    pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+laws"),
+               red.compose(t, c, laws, search.work))
+              for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
+    pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+families"),
+               red.compose(t, c, laws, search.work))
+              for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)]
+    return search.refit(pairs, search.work, rank)
+
+
+def reciprocal(red: Reduction, Z: np.ndarray) -> Reduction | None:
+    """The reduction to 1/z where it has one group z of one sign, else None."""
+    if Z.shape[1] != 1 or not (np.all(Z > 0) or np.all(Z < 0)):
+        return None
+    return replace(red, inner=(tuple(-a for a in red.inner[0]),))
 
 
 def _as(c: Candidate, source: str) -> Candidate:
