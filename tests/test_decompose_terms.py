@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
-from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index
+from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index, smooth_index
 from superpos.symreg.translations import translations
 from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
@@ -200,3 +200,56 @@ def test_single_index_tries_small_groups_where_log_y_is_no_quadratic():
     X = np.random.default_rng(14).uniform(1, 3, (200, 2))
     (r,) = single_index(X, np.exp(-(X[:, 1] / X[:, 0]) ** 2 / 2) / X[:, 0])
     assert r.inner in (((-1, 1),), ((1, -1),)) and r.factor_exponents == (-1, 0)
+
+
+def test_smooth_index_finds_the_group_of_an_oscillating_law():
+    """sin(2 pi x1 x2 / x3)^2 over seven periods: zeros, so no log fit; y sorted by the group
+    is smooth, sorted by any one input it is not."""
+    rng = np.random.default_rng(15)
+    X = np.column_stack([rng.uniform(1, 2, 200), rng.uniform(1, 2, 200), rng.uniform(1, 4, 200)])
+    y = np.sin(2 * np.pi * X[:, 0] * X[:, 1] / X[:, 2]) ** 2
+    assert single_index(X, y) == []
+    (r,) = smooth_index(X, y)
+    assert r.inner in (((1, 1, -1),), ((-1, -1, 1),)) and r.factor_exponents == (0, 0, 0)
+    assert smooth_index(X, y + 0.01 * np.sqrt(np.mean(y**2)) * rng.normal(size=200)) == [r]
+
+
+def test_smooth_index_abstains_where_no_group_tells_y():
+    rng = np.random.default_rng(16)
+    X = rng.uniform(1, 3, (200, 3))
+    assert smooth_index(X, X[:, 0] + X[:, 1] * X[:, 2] ** 2) == []  # no function of one monomial
+    assert smooth_index(X, np.sin(3 * X[:, 1])) == []  # a function of one input: no group
+    assert smooth_index(X, rng.normal(size=200)) == []
+
+
+def test_reciprocal_reduction_flips_one_group_of_one_sign():
+    from superpos.symreg.proposers.reductions import reciprocal
+
+    X = np.random.default_rng(17).uniform(1, 2, (50, 3))
+    red = Reduction(((-1.0, 1.0, 1.0),), (1.0, 0.0, 0.0), 0.0)
+    flipped = reciprocal(red, red.inputs(X))
+    assert flipped.inner == ((1.0, -1.0, -1.0),) and flipped.factor_exponents == red.factor_exponents
+    assert np.allclose(flipped.inputs(X), 1.0 / red.inputs(X))
+    two = Reduction(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)), (0.0, 0.0, 1.0), 0.0)
+    assert reciprocal(two, two.inputs(X)) is None
+    assert reciprocal(red, np.linspace(-1, 1, 50)[:, None]) is None  # z of both signs
+
+
+@pytest.mark.parametrize("law, expected", [
+    (lambda X: X[:, 0] * (np.exp(X[:, 1] * X[:, 2] / (X[:, 3] * X[:, 4])) - 1),
+     "x1*(exp(x2*x3/(x4*x5)) - 1)"),  # the group comes out as x4 x5 / (x2 x3); its inverse is searched too
+    (lambda X: np.sin(2 * np.pi * X[:, 0] * X[:, 1] / X[:, 2]) ** 2, "sin(2*pi*x1*x2/x3)**2"),
+])
+def test_laws_of_one_group_are_recovered(law, expected):
+    import sympy
+
+    from superpos.core.formula import parse_formula
+    from superpos.symreg.pipeline import find_formula
+
+    rng = np.random.default_rng(18)
+    X = np.column_stack([rng.uniform(1, 5, 200)] + [rng.uniform(1, 2, 200) for _ in range(4)])
+    if "x4" not in expected:
+        X = np.column_stack([X[:, 1], X[:, 2], rng.uniform(1, 4, 200)])
+    f = find_formula(X, law(X), random_state=0)
+    err = sympy.lambdify(sorted(f.expr.free_symbols, key=str), f.expr - parse_formula(expected))
+    assert f.status == "exact" and np.max(np.abs(err(*X.T))) < 1e-6, f.expr

@@ -26,7 +26,8 @@ class ReductionsProposer:
     sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`,
     small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`) and
     the lab's families (:func:`~superpos.symreg.families.fitted_families`),
-    written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points."""
+    written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points.
+    A single group z of one sign is searched again as 1/z (:func:`reciprocal`)."""
 
     name = "reductions"
     after_exact = False
