@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
-from superpos.symreg.decompose import Reduction, monomial_splits, reductions, single_index, smooth_index
+from superpos.symreg.decompose import (Reduction, monomial_splits, reductions, single_index, smooth_in,
+                                       smooth_index)
 from superpos.symreg.translations import translations
 from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
@@ -220,6 +221,15 @@ def test_smooth_index_abstains_where_no_group_tells_y():
     assert smooth_index(X, X[:, 0] + X[:, 1] * X[:, 2] ** 2) == []  # no function of one monomial
     assert smooth_index(X, np.sin(3 * X[:, 1])) == []  # a function of one input: no group
     assert smooth_index(X, rng.normal(size=200)) == []
+
+
+def test_smooth_in_tells_a_function_of_the_group_from_one_that_loses_an_input():
+    rng = np.random.default_rng(19)
+    X = rng.uniform(1, 2, (200, 3))
+    z = X[:, 0] * X[:, 1] / X[:, 2]
+    assert smooth_in(z, np.exp(z) - 1) and smooth_in(z, 1 / (np.exp(z / 6) - 1))  # steep, still g(z)
+    assert not smooth_in(z, np.sqrt(z + X[:, 2]))  # x3 enters beside z
+    assert not smooth_in(z, z + 0.2 * rng.normal(size=200) * np.std(z))
 
 
 def test_reciprocal_reduction_flips_one_group_of_one_sign():

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..candidates import Candidate
-from ..decompose import Reduction, reductions
+from ..decompose import Reduction, reductions, smooth_in
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
@@ -27,7 +27,8 @@ class ReductionsProposer:
     small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`) and
     the lab's families (:func:`~superpos.symreg.families.fitted_families`),
     written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points.
-    A single group z of one sign is searched again as 1/z (:func:`reciprocal`)."""
+    A single group z of one sign that tells y / prod w^a alone is searched again as 1/z
+    (:func:`reciprocal`)."""
 
     name = "reductions"
     after_exact = False
@@ -46,9 +47,11 @@ class ReductionsProposer:
                 continue
             out += _solved(search, red, Z, rest, first + len(out))
             flipped = reciprocal(red, Z)
-            if flipped is not None:
+            if flipped is not None and smooth_in(Z[:, 0], rest):
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
-                # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them
+                # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
+                # only where y / prod w^a is a function of z alone (a reduction that loses an
+                # input would only spend the effort of the proposers after this one)
                 out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
         return out
 
