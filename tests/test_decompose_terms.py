@@ -245,6 +245,18 @@ def test_reciprocal_reduction_flips_one_group_of_one_sign():
     assert reciprocal(red, np.linspace(-1, 1, 50)[:, None]) is None  # z of both signs
 
 
+def test_refactored_moves_the_power_of_the_group_into_the_factor():
+    from superpos.symreg.proposers.reductions import refactored
+
+    red = Reduction(((-1.0, -1.0, 1.0, 1.0),), (0.0, 0.0, 1.0, 1.0), 0.0)  # x3 x4 g(x3 x4 / (x1 x2))
+    (moved,) = refactored(red)  # x1 x2 h(z): (-1, -1, 2, 2) has more inputs than the factor
+    assert moved.factor_exponents == (1.0, 1.0, 0.0, 0.0) and moved.inner == red.inner
+    X = np.random.default_rng(20).uniform(1, 2, (30, 4))
+    z = red.inputs(X)[:, 0]
+    assert np.allclose(red.factor(X) / z, moved.factor(X))
+    assert refactored(Reduction(((1.0, 0.0), (0.0, 1.0)), (0.0, 0.0), 0.0)) == []
+
+
 @pytest.mark.parametrize("law, expected", [
     (lambda X: X[:, 0] * (np.exp(X[:, 1] * X[:, 2] / (X[:, 3] * X[:, 4])) - 1),
      "x1*(exp(x2*x3/(x4*x5)) - 1)"),  # the group comes out as x4 x5 / (x2 x3); its inverse is searched too
@@ -263,3 +275,15 @@ def test_laws_of_one_group_are_recovered(law, expected):
     f = find_formula(X, law(X), random_state=0)
     err = sympy.lambdify(sorted(f.expr.free_symbols, key=str), f.expr - parse_formula(expected))
     assert f.status == "exact" and np.max(np.abs(err(*X.T))) < 1e-6, f.expr
+
+
+def test_the_power_of_the_group_moves_to_the_factor_for_the_closed_forms():
+    """x1 x2 / (2 pi (exp(x1 x2 / (2 pi x3 x4)) - 1)) (Planck's mean energy): the single index
+    writes it x3 x4 g(z); as x1 x2 h(z), h is the Bose-Einstein form the families fit."""
+    from superpos.symreg.pipeline import find_formula
+
+    X = np.random.default_rng(21).uniform(1, 5, (200, 4))
+    z = X[:, 0] * X[:, 1] / (2 * np.pi * X[:, 2] * X[:, 3])
+    y = X[:, 0] * X[:, 1] / (2 * np.pi * (np.exp(z) - 1))
+    f = find_formula(X, y, random_state=0)
+    assert f.status == "exact" and np.max(np.abs(f.predict(X) - y)) < 1e-8 * np.max(np.abs(y)), f.expr

@@ -53,13 +53,20 @@ class ReductionsProposer:
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
                 # input would only spend the effort of the proposers after this one)
                 out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
+                # so is the split of z's power between the factor and g: x1 x2 g(z) or x3 x4 z g(z)
+                for other in refactored(red):
+                    with np.errstate(all="ignore"):
+                        moved = points.y / other.factor(points.X)
+                    if np.all(np.isfinite(moved)):
+                        pairs = [p for r, z in ((other, Z), (reciprocal(other, Z), 1.0 / Z))
+                                 for p in _closed_forms(search, r, z, moved, search.floor(out))]
+                        out += search.refit(pairs, search.work, first + len(out))
         return out
 
 
 def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
     """The candidates of one reduced data set (Z, rest), written back over every input."""
     model_basis = search.model.basis_
-    laws = law_basis(model_basis)
     points = search.points
     found = search.solve(Z, rest, ("model", "search"), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
     pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
@@ -70,13 +77,34 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
         pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+sums"),
                    red.compose(t, c, model_basis, search.work))
                   for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
-    pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+laws"),
-               red.compose(t, c, laws, search.work))
-              for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
-    pairs += [(Candidate(t, tuple(laws.to_list()), floor, 0, c, np.inf, np.inf, "reduction+families"),
-               red.compose(t, c, laws, search.work))
-              for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)]
-    return search.refit(pairs, search.work, rank)
+    return search.refit(pairs + _closed_forms(search, red, Z, rest, floor), search.work, rank)
+
+
+def _closed_forms(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, floor: float) -> list:
+    """(candidate, composed) of the classic laws and the lab's families fitted to (Z, rest)."""
+    laws = law_basis(search.model.basis_)
+    names = tuple(laws.to_list())
+    points = search.points
+    return ([(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+laws"), red.compose(t, c, laws, search.work))
+             for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
+            + [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+families"),
+                red.compose(t, c, laws, search.work))
+               for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)])
+
+
+def refactored(red: Reduction) -> list[Reduction]:
+    """The reduction with z's power moved between the factor and g (factor prod w^(a + t b),
+    t = -1, 1) where that factor has no more inputs than a and no exponent beyond 6: one group
+    only."""
+    if len(red.inner) != 1:
+        return []
+    a, b = np.array(red.factor_exponents), np.array(red.inner[0])
+    out = []
+    for t in (-1.0, 1.0):
+        c = a + t * b
+        if np.count_nonzero(c) <= np.count_nonzero(a) and np.max(np.abs(c)) <= 6.0:
+            out.append(replace(red, factor_exponents=tuple(float(e) + 0.0 for e in c)))
+    return out
 
 
 def reciprocal(red: Reduction, Z: np.ndarray) -> Reduction | None:
