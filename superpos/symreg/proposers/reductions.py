@@ -47,11 +47,12 @@ class ReductionsProposer:
                 continue
             out += _solved(search, red, Z, rest, first + len(out))
             flipped = reciprocal(red, Z)
-            if flipped is not None and smooth_in(Z[:, 0], rest):
+            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest):
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
                 # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
-                # input would only spend the effort of the proposers after this one)
+                # input would only spend the effort of the proposers after this one), and on
+                # the user's data only (a part's search has a share too small for two)
                 out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
                 # so is the split of z's power between the factor and g: x1 x2 g(z) or x3 x4 z g(z)
                 for other in refactored(red):
