@@ -166,3 +166,28 @@ def test_a_constant_of_no_effect_snaps_to_zero_however_small():
     # x + 2 cos(c x) at c = 1.3e-8: not within the relative tolerance of 0, yet of no effect
     snapped = snap_values(lambda v: x + v[0] * np.cos(v[1] * x), y, np.array([2.0, 1.3e-8]))
     assert snapped[1] == 0.0 and snapped[0] == 2.0
+
+
+def test_a_round_number_costs_its_shortest_writing():
+    assert number_code(1000.0) < number_code(999.0) and number_code(1500.0) < number_code(1502.0)
+    assert number_code(0.5) == pytest.approx(3 * math.log(2))  # 1/2 stays the fraction
+    assert number_code(9e9) < number_code(8.99e9) and number_code(4.4) < number_code(4.43)
+
+
+@pytest.mark.parametrize("seed", [7, 20, 49, 146])
+def test_values_snap_together_where_the_pair_passes_the_joint_test(seed):
+    """a tanh(b x) at 1 % noise: one value at a time, the first snapped to 1 leaves the other
+    refitted 3.84 or more from 1, yet (1, 1) lies in the pair's joint 95 % region."""
+    from scipy.optimize import least_squares
+
+    x = np.linspace(0.5, 3, 200)
+    y = np.tanh(x) + 0.01 * np.random.default_rng(seed).normal(size=200)
+
+    def predict(v):
+        return v[0] * np.tanh(v[1] * x)
+
+    fitted = least_squares(lambda v: y - predict(v), [1.0, 1.0], xtol=1e-14, ftol=1e-14).x
+    assert not np.allclose(fitted, 1.0, atol=1e-3)
+    assert np.array_equal(snap_values(predict, y, fitted), [1.0, 1.0])
+    sse_fit, sse_one = (float(np.sum((y - predict(v)) ** 2)) for v in (fitted, np.array([1.0, 1.0])))
+    assert (sse_one - sse_fit) / (sse_fit / 198) <= 5.991
