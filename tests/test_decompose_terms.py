@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from superpos import Basis
 from superpos.core.tree import check_tree, evaluate
-from superpos.symreg.decompose import (Reduction, monomial_splits, reductions, single_index, smooth_in,
-                                       smooth_index)
+from superpos.symreg.decompose import (Reduction, index_beside, monomial_splits, reductions, single_index,
+                                       smooth_in, smooth_index)
 from superpos.symreg.translations import translations
 from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
@@ -287,3 +287,22 @@ def test_the_power_of_the_group_moves_to_the_factor_for_the_closed_forms():
     y = X[:, 0] * X[:, 1] / (2 * np.pi * (np.exp(z) - 1))
     f = find_formula(X, y, random_state=0)
     assert f.status == "exact" and np.max(np.abs(f.predict(X) - y)) < 1e-8 * np.max(np.abs(y)), f.expr
+
+
+def test_index_beside_finds_a_group_beside_an_angle():
+    """Compton scattering E / (1 + E (1 - cos theta) / (m c^2)): the group m c^2 / E (integer
+    exponents, not its root) beside theta, and the factor E."""
+    rng = np.random.default_rng(22)
+    X = np.column_stack([rng.uniform(1, 5, 200) for _ in range(3)] + [rng.uniform(1, 3, 200)])
+    y = X[:, 0] / (1 + X[:, 0] * (1 - np.cos(X[:, 3])) / (X[:, 1] * X[:, 2] ** 2))
+    (r,) = index_beside(X, y)
+    assert r.inner in (((-1.0, 1.0, 2.0, 0.0), (0.0, 0.0, 0.0, 1.0)), ((1.0, -1.0, -2.0, 0.0), (0.0, 0.0, 0.0, 1.0)))
+    assert r.factor_exponents == (1.0, 0.0, 0.0, 0.0)
+
+
+def test_index_beside_leaves_one_group_and_products_to_others():
+    rng = np.random.default_rng(23)
+    X = rng.uniform(1, 2, (200, 4))
+    assert index_beside(X, np.exp(X[:, 0] * X[:, 1] / (X[:, 2] * X[:, 3]))) == []  # one group: single_index's
+    assert index_beside(X, X[:, 0] * X[:, 1] ** 2 / X[:, 2]) == []  # a monomial
+    assert index_beside(X[:, :2], X[:, 0] + X[:, 1]) == []  # two inputs: nothing to set beside

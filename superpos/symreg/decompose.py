@@ -19,7 +19,10 @@ the data by a regression instead of on a fitted surrogate.
 Other laws depend on several inputs only through one dimensionless group, a monomial z =
 prod x^b (x1 exp(-x2 x3 / (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): :func:`single_index` finds b
 from the rank-one Hessian of log|y| in log|x|, and where log|y| follows no such fit (sin(2 pi x1
-x2 / x3)^2 has zeros), :func:`smooth_index` finds a small group by sorting y on it.
+x2 / x3)^2 has zeros), :func:`smooth_index` finds a small group by sorting y on it. Where y is
+a function of such a group and of one more input taken as it is (Compton scattering: m c^2 / E
+beside theta), :func:`index_beside` finds both from the same Hessian with that input's row and
+column left out.
 
 Others read a pair of inputs only through their difference or their sum (cos(x3 - x4), (x2 - x1)^2 +
 (x4 - x3)^2): :func:`~superpos.symreg.translations.translations` finds such pairs from the
@@ -43,7 +46,7 @@ from ..core.basis import Basis
 from ..core.symbolic import rewritten
 from .translations import translations
 
-__all__ = ["Reduction", "monomial_splits", "single_index", "smooth_index", "smooth_in", "translations", "reductions"]
+__all__ = ["Reduction", "monomial_splits", "single_index", "index_beside", "smooth_index", "smooth_in", "translations", "reductions"]
 
 _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
@@ -215,12 +218,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     pairs = list(combinations_with_replacement(range(m), 2))
     if 1 + m + len(pairs) >= n // 2:
         return []
-    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
-    if fitted is not None:
-        H = np.zeros((m, m))
-        for (i, j), c in zip(pairs, fitted[0][1 + m:]):
-            H[i, j] += c
-            H[j, i] += c
+    H = _log_hessian(U, ly, pairs)
+    if H is not None:
         w, V = np.linalg.eigh(H)
         v = V[:, int(np.argmax(np.abs(w)))]
         groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
@@ -257,6 +256,106 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     if np.max(np.abs(a)) > _MAX_EXPONENT:
         return []
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
+
+
+def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list) -> np.ndarray | None:
+    """The Hessian of the quadratic fit of log|y| on the centred log|x| (``U``); None where
+    that fit explains too little (:func:`_trimmed_fit`)."""
+    n, m = U.shape
+    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
+    if fitted is None:
+        return None
+    H = np.zeros((m, m))
+    for (i, j), c in zip(pairs, fitted[0][1 + m:]):
+        H[i, j] += c
+        H[j, i] += c
+    return H
+
+
+_RANK_ONE = 0.05
+"""A Hessian is taken for rank one where its second eigenvalue is below this share of its
+first (in magnitude)."""
+
+
+def _second_ratio(H: np.ndarray) -> tuple[float, np.ndarray]:
+    """(|lambda_2 / lambda_1|, the leading eigenvector scaled to a largest entry of 1)."""
+    w, V = np.linalg.eigh(H)
+    order = np.argsort(-np.abs(w))
+    v = V[:, order[0]]
+    ratio = abs(w[order[1]] / w[order[0]]) if H.shape[0] > 1 and w[order[0]] != 0 else 0.0
+    return float(ratio), v / v[int(np.argmax(np.abs(v)))]
+
+
+def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+    """y = prod x^a * g(z, x_k): one dimensionless group z of the other inputs beside one input
+    x_k taken as it is (Compton scattering, E / (1 + E (1 - cos theta) / (m c^2)): z = m c^2 /
+    E beside theta). The Hessian of the quadratic fit of log|y| in log|x| then has rank one
+    once x_k's row and column are left out: the k whose block is nearest rank one is taken
+    where that block is rank one (:data:`_RANK_ONE`), the whole Hessian is not (its ratio
+    above three times that, and five times the block's: a law of one group is
+    :func:`single_index`'s); b from the block's leading eigenvector,
+    rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
+    sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero."""
+    logs = _logs(X, y)
+    n, m = X.shape
+    if logs is None or m < 3 or len(logs[1]) < m:
+        return []
+    ly, lx = logs
+    U = np.column_stack([lx[j] for j in range(m)])
+    U = U - U.mean(axis=0)
+    pairs = list(combinations_with_replacement(range(m), 2))
+    if 1 + m + len(pairs) >= n // 2:
+        return []
+    H = _log_hessian(U, ly, pairs)
+    if H is None:
+        return []
+    whole, _ = _second_ratio(H)
+    blocks = [(*_second_ratio(np.delete(np.delete(H, k, 0), k, 1)), k) for k in range(m)]
+    ratio, v, k = min(blocks, key=lambda t: t[0])
+    if not (ratio < _RANK_ONE and whole > 3 * _RANK_ONE and ratio < whole / 5):
+        return []
+    others = [j for j in range(m) if j != k]
+    xk = X[:, k]
+    xks = (xk - xk.mean()) / np.std(xk)
+    found = []
+    for g in _group_exponents(v, X[:, others]):
+        b = np.zeros(m)
+        b[others] = g
+        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)[:, 0]
+        if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
+            continue
+        lz = np.log(np.abs(z))
+        zs = (lz - lz.mean()) / np.std(lz)  # in log|z|: z and sqrt(z) fit alike, as they should
+        G = np.column_stack([np.ones(n)] + _cubic(np.column_stack([zs, xks])))
+        fit = _trimmed_fit(np.column_stack([G, U[:, others]]), ly)
+        if fit is not None:
+            found.append((b, fit[1], fit[0][G.shape[1]:], G))
+    if not found:
+        return []
+    # integer exponents where their fit is within 2 log n of the best (the model knows
+    # m c^2 / E better than its root)
+    least = min(f[1] for f in found)
+    b, bic, coef, G = min(found, key=lambda f: (not (np.all(f[0] == np.round(f[0])) and f[1] <= least + 2 * np.log(n)),
+                                               f[1]))
+    # a is known up to a multiple of b (a power of z moves into g, and the cubic in log|z| takes
+    # it): every rounding of coef + t b, and none, kept by how well log|y| - a.u is a function
+    # of (z, x_k) alone, then the fewest and smallest exponents
+    options = {(0.0,) * m}
+    for t in np.arange(-3.0, 3.0 + 1e-9, 1.0 / 12.0):
+        a = np.zeros(m)
+        a[others] = [_rounded(c + t * b[j], X[:, j]) for j, c in zip(others, coef)]
+        options.add(tuple(float(e) + 0.0 for e in a))
+    scored = []
+    for a in options:
+        f = _trimmed_lstsq(G, ly - U @ np.array(a))
+        scored.append((f[2] if f is not None else np.inf, a))
+    floor = min(r for r, _ in scored)
+    a = np.array(min(scored, key=lambda t: (t[0] > 1.01 * floor + 1e-12, np.count_nonzero(t[1]),
+                                            float(np.abs(t[1]).sum())))[1])
+    if not np.isfinite(floor) or np.max(np.abs(a)) > _MAX_EXPONENT:
+        return []
+    unit = tuple(float(j == k) for j in range(m))
+    return [Reduction((tuple(float(e) for e in b), unit), tuple(float(e) for e in a), float(bic))]
 
 
 _SMOOTH = 0.05
@@ -402,12 +501,12 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
 
 def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3) -> list[Reduction]:
     """The reductions worth a search of the structure model, at most ``limit``, in this
-    order: the best monomial split, the single-index reduction (else the smooth index), the
-    data in the differences (or sums) of the inputs that enter only through them
+    order: the best monomial split, a group beside one input (else the single-index
+    reduction, else the smooth index), the data in the differences (or sums) of the inputs that enter only through them
     (:func:`translations`; as they are when few enough, else their best monomial split), the
     second monomial split."""
     splits = monomial_splits(X, y, max_inner, limit=2)
-    out = splits[:1] + (single_index(X, y) or smooth_index(X, y))
+    out = splits[:1] + (index_beside(X, y) or single_index(X, y) or smooth_index(X, y))
     P = translations(X, y)
     if P is not None:
         W = X @ np.array(P).T
