@@ -30,7 +30,7 @@ TRUTHS = {  # law -> {snapping call: the law's constants in that call's paramete
     "gauss_spectrum": {0: [1500, 550, 12, 20]},
     "tanh_step": {0: [3, 4.4, 0.8, -1.1], 2: [1.5, 2.2, 0.8, 0.4]},
     "logistic_growth": {1: [1000, 99, 0.8, 0]},
-    "arrhenius": {},
+    "arrhenius": {2: [2.6e6, -6010]},
 }
 
 
