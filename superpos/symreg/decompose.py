@@ -502,9 +502,9 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
 def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3) -> list[Reduction]:
     """The reductions worth a search of the structure model, at most ``limit``, in this
     order: the best monomial split, a group beside one input (else the single-index
-    reduction, else the smooth index), the data in the differences (or sums) of the inputs that enter only through them
-    (:func:`translations`; as they are when few enough, else their best monomial split), the
-    second monomial split."""
+    reduction, else the smooth index), the data in the differences (or sums) of the inputs
+    that enter only through them (:func:`translations`; as they are when few enough, else
+    their best monomial split), the second monomial split."""
     splits = monomial_splits(X, y, max_inner, limit=2)
     out = splits[:1] + (index_beside(X, y) or single_index(X, y) or smooth_index(X, y))
     P = translations(X, y)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..candidates import Candidate
-from ..decompose import Reduction, reductions, smooth_in
+from ..decompose import _MAX_EXPONENT, Reduction, reductions, smooth_in
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
@@ -54,7 +54,7 @@ class ReductionsProposer:
                 # input would only spend the effort of the proposers after this one), and on
                 # the user's data only (a part's search has a share too small for two)
                 out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
-                # so is the split of z's power between the factor and g: x1 x2 g(z) or x3 x4 z g(z)
+                # so is the split of z's power between the factor and g: x3 x4 g(z) or x1 x2 h(z)
                 for other in refactored(red):
                     with np.errstate(all="ignore"):
                         moved = points.y / other.factor(points.X)
@@ -95,15 +95,15 @@ def _closed_forms(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarra
 
 def refactored(red: Reduction) -> list[Reduction]:
     """The reduction with z's power moved between the factor and g (factor prod w^(a + t b),
-    t = -1, 1) where that factor has no more inputs than a and no exponent beyond 6: one group
-    only."""
+    t = -1, 1) where that factor has no more inputs than a and no exponent beyond the
+    reductions' largest: one group only."""
     if len(red.inner) != 1:
         return []
     a, b = np.array(red.factor_exponents), np.array(red.inner[0])
     out = []
     for t in (-1.0, 1.0):
         c = a + t * b
-        if np.count_nonzero(c) <= np.count_nonzero(a) and np.max(np.abs(c)) <= 6.0:
+        if np.count_nonzero(c) <= np.count_nonzero(a) and np.max(np.abs(c)) <= _MAX_EXPONENT:
             out.append(replace(red, factor_exponents=tuple(float(e) + 0.0 for e in c)))
     return out
 
