@@ -46,7 +46,8 @@ from ..core.basis import Basis
 from ..core.symbolic import rewritten
 from .translations import translations
 
-__all__ = ["Reduction", "monomial_splits", "single_index", "index_beside", "smooth_index", "smooth_in", "translations", "reductions"]
+__all__ = ["Reduction", "monomial_splits", "single_index", "index_beside", "smooth_index", "smooth_in",
+           "translations", "reductions"]
 
 _MAX_EXPONENT = 6.0
 """An exponent beyond this is no law's: the split is not offered."""
