@@ -26,7 +26,7 @@ TRUTHS = {  # law -> {snapping call: the law's constants in that call's paramete
     "pareto_tail": {0: [0.35, -2.16]},
     "fish_weight": {0: [0.0123, 3.05]},
     "gompertz_tumour": {0: [2100, 7.6, 0.05, 0]},
-    "decay_background": {0: [15, 1200, -0.0866]},
+    "decay_background": {0: [15, 1200, 0.0866]},
     "gauss_spectrum": {0: [1500, 550, 12, 20]},
     "tanh_step": {0: [3, 4.4, 0.8, -1.1], 2: [1.5, 2.2, 0.8, 0.4]},
     "logistic_growth": {1: [1000, 99, 0.8, 0]},
