@@ -191,10 +191,9 @@ def _joint_pass(predict, sse, y, c, start, first, s2, se, open_, cap, max_denomi
     the unsnapped fit, Delta SSE / sigma^2 <= the 95 % quantile of chi-square with as many
     degrees of freedom as values fixed (their joint confidence region), and the sum of their
     codes and Delta SSE / (2 sigma^2) goes down (99 stays 99 where 100, 1.2 nats shorter,
-    costs the data 2.2). The one-at-a-time
-    test above cannot: x1 x2 tanh(z) at 1 % noise fits (0.9992, 0.9980); the second snaps to 1
-    first, the first then refits to 0.9985 and 1 fails 3.84 from there, yet (1, 1) is 4.6 from
-    the fit, within 5.99."""
+    costs the data 2.2). What the one-at-a-time test cannot see: x1 x2 tanh(z) at 1 % noise
+    fits (0.9992, 0.9980); the second snaps to 1 first, the first then refits to 0.9985 and 1
+    fails 3.84 from there, yet (1, 1) is 4.6 from the fit, within 5.99."""
     fixed = [j for j in range(c.size) if j not in open_ and np.isfinite(c[j]) and np.isfinite(start[j])]
     if len(fixed) < 2:
         return c
