@@ -209,16 +209,11 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
     :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
     fewer than 2 inputs or an input has a zero."""
-    logs = _logs(X, y)
+    coords = _log_coordinates(X, y, 2)
+    if coords is None:
+        return []
+    ly, U, pairs = coords
     n, m = X.shape
-    if logs is None or m < 2 or len(logs[1]) < m:
-        return []
-    ly, lx = logs
-    U = np.column_stack([lx[j] for j in range(m)])
-    U = U - U.mean(axis=0)
-    pairs = list(combinations_with_replacement(range(m), 2))
-    if 1 + m + len(pairs) >= n // 2:
-        return []
     H = _log_hessian(U, ly, pairs)
     if H is not None:
         w, V = np.linalg.eigh(H)
@@ -259,6 +254,22 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
 
 
+def _log_coordinates(X: np.ndarray, y: np.ndarray, min_inputs: int):
+    """(log|y|, the centred log|x| (n, m), the index pairs of the quadratic fit) for the
+    Hessian tests; None with fewer than ``min_inputs`` inputs, a zero in y or an input, or too
+    few points for the quadratic fit (half of them)."""
+    logs = _logs(X, y)
+    n, m = X.shape
+    if logs is None or m < min_inputs or len(logs[1]) < m:
+        return None
+    ly, lx = logs
+    U = np.column_stack([lx[j] for j in range(m)])
+    pairs = list(combinations_with_replacement(range(m), 2))
+    if 1 + m + len(pairs) >= n // 2:
+        return None
+    return ly, U - U.mean(axis=0), pairs
+
+
 def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list) -> np.ndarray | None:
     """The Hessian of the quadratic fit of log|y| on the centred log|x| (``U``); None where
     that fit explains too little (:func:`_trimmed_fit`)."""
@@ -297,16 +308,11 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     :func:`single_index`'s); b from the block's leading eigenvector,
     rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
     sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero."""
-    logs = _logs(X, y)
+    coords = _log_coordinates(X, y, 3)
+    if coords is None:
+        return []
+    ly, U, pairs = coords
     n, m = X.shape
-    if logs is None or m < 3 or len(logs[1]) < m:
-        return []
-    ly, lx = logs
-    U = np.column_stack([lx[j] for j in range(m)])
-    U = U - U.mean(axis=0)
-    pairs = list(combinations_with_replacement(range(m), 2))
-    if 1 + m + len(pairs) >= n // 2:
-        return []
     H = _log_hessian(U, ly, pairs)
     if H is None:
         return []
