@@ -98,3 +98,29 @@ def test_wide_data_plot_and_misaligned_rows(tmp_path):
     assert r.exit_code == 0 and "a*b" in r.output and png.stat().st_size > 0, r.output
     with pytest.raises(SuperposError, match="data row 2 has 2 cells"):
         read_table("a,b,y\n1,2,3\n4,5\n6,7,8,9\n1,1,1\n", "t")
+
+
+def test_relevant_inputs_keep_both_inputs_of_a_ratio_and_drop_the_others():
+    """f(x2 / x3) over x2 in [1, 2], x3 in [3, 20]: x2 alone explains little (a test of each
+    input alone misses it); x1 and x4 are not read."""
+    from superpos.symreg.status import relevant_inputs
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(5, 10, 200), rng.uniform(1, 2, 200), rng.uniform(3, 20, 200),
+                         rng.uniform(1, 2, 200)])
+    t = 1 / np.sqrt(1 - (X[:, 1] / X[:, 2]) ** 2)
+    assert relevant_inputs(X, t) == [1, 2]
+    assert relevant_inputs(X, t + rng.normal(0, 0.01 * t.std(), 200)) == [1, 2]
+    assert relevant_inputs(X[:20], t[:20]) == [0, 1, 2, 3]  # too few points per feature: all kept
+    assert relevant_inputs(X, rng.normal(size=200)) == [0, 1, 2, 3]  # none needed: all kept
+
+
+def test_structured_tells_a_trend_from_noise():
+    from superpos.symreg.status import structured
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(1, 3, (200, 3))
+    noise = rng.normal(size=200)
+    assert not structured(X, noise, np.random.default_rng(0))
+    assert structured(X, noise + 3 * np.sin(2 * X[:, 1]), np.random.default_rng(0))
+    assert structured(X, np.full(200, np.nan), np.random.default_rng(0))

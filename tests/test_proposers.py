@@ -163,3 +163,52 @@ def test_rational_proposer_fits_a_saturation_exactly(shipped, fast):
     cands = p.propose(s, [])
     assert cands and {c.source for c in cands} == {"rational"}
     assert _best(cands).nmse_validation < 1e-10
+
+
+def _pool_of(s: Search, formula: str):
+    """The search's pool holding one candidate: ``formula`` fitted to the search's points."""
+    from superpos.core.formula import parse_formula
+    from superpos.core.symbolic import from_sympy
+
+    tree, _ = from_sympy(parse_formula(formula), s.work)
+    return s.merge([], s.fit([tree], s.work, "search"))
+
+
+def test_residual_proposer_adds_the_part_the_best_formula_misses(shipped, fast):
+    """x1 x2 + x3 exp(-x1): from a pool of x1 x2 alone, r = y - x1 x2 is a law of x1 and x3."""
+    from superpos.symreg.proposers.residual import ResidualProposer
+
+    X = np.random.default_rng(4).uniform(1, 3, (200, 4))
+    y = X[:, 0] * X[:, 1] + X[:, 2] * np.exp(-X[:, 0])
+    s = _search(shipped, X, y, fast)
+    p = ResidualProposer()
+    assert p.applies(s) and not p.after_exact
+    cands = p.propose(s, _pool_of(s, "x1*x2"))
+    assert cands and {c.source for c in cands} == {"residual"} and _best(cands).nmse_validation < 1e-10
+
+
+def test_residual_proposer_divides_by_a_formula_of_one_sign(shipped, fast):
+    """(x1 - x2 x4) / sqrt(1 - (x2 / x3)^2): from a pool of x1 - x2 x4 alone, y / (x1 - x2 x4)
+    is a law of x2 and x3."""
+    from superpos.symreg.proposers.residual import ResidualProposer
+
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.uniform(5, 10, 200), rng.uniform(1, 2, 200), rng.uniform(3, 20, 200),
+                         rng.uniform(1, 2, 200)])
+    y = (X[:, 0] - X[:, 1] * X[:, 3]) / np.sqrt(1 - (X[:, 1] / X[:, 2]) ** 2)
+    s = _search(shipped, X, y, fast)
+    cands = ResidualProposer().propose(s, _pool_of(s, "x1 - x2*x4"))
+    assert cands and _best(cands).nmse_validation < 1e-10
+
+
+def test_residual_proposer_leaves_residuals_of_noise_alone(shipped, fast):
+    from superpos.symreg.proposers.residual import ResidualProposer
+
+    rng = np.random.default_rng(6)
+    X = rng.uniform(1, 3, (200, 3))
+    y = X[:, 0] * X[:, 1] + rng.normal(0, 0.05, 200)
+    s = _search(shipped, X, y, fast)
+    pool = _pool_of(s, "x1*x2")
+    spent = s.effort.spent
+    assert ResidualProposer().propose(s, pool) == []
+    assert s.effort.spent == spent

@@ -25,7 +25,7 @@ import numpy as np
 from .edges import EDGE_FLOOR, holds_at_edges
 from .inputs import residual_dependence
 
-__all__ = ["STATUSES", "formula_status", "smooth_gain", "neighbour_gains", "neighbourhoods"]
+__all__ = ["STATUSES", "formula_status", "structured", "relevant_inputs", "smooth_gain", "neighbour_gains", "neighbourhoods"]
 
 STATUSES = ("exact", "law", "approximation")
 
@@ -77,6 +77,36 @@ def smooth_gain(X: np.ndarray, r: np.ndarray, rng: np.random.Generator, folds: i
     if not se > 0:
         return np.inf if d.mean() > 0 else 0.0
     return float(d.mean() / se)
+
+
+def relevant_inputs(X: np.ndarray, t: np.ndarray) -> list[int]:
+    """The inputs a smooth fit of ``t`` needs: input j is kept when dropping its columns from the
+    global fit of :func:`smooth_gain` (its Legendre terms and its products with the others) raises
+    the squared error by an F statistic above the 0.1 % level (chi-square limit, Wilson-Hilferty).
+    All inputs where the fit has fewer than 4 points per feature, or none would be kept. Unlike a
+    test of each input alone, it keeps x2 of f(x2 / x3) over x2 in [1, 2], x3 in [3, 20]."""
+    n, m = X.shape
+    A = _features(X)
+    p = A.shape[1]
+    if m < 2 or n < _POINTS_PER_FEATURE * p:
+        return list(range(m))
+    t = (t - t.mean()) / max(float(np.max(np.abs(t - t.mean()))), 1e-300)
+
+    def sse(B: np.ndarray) -> float:
+        coef, *_ = np.linalg.lstsq(B, t, rcond=None)
+        return float(np.sum((t - B @ coef) ** 2))
+
+    full = sse(A)
+    z = NormalDist().inv_cdf(1.0 - _LEVEL)
+    keep = []
+    for j in range(m):
+        B = _features(np.delete(X, j, axis=1))
+        d = p - B.shape[1]
+        h = 2.0 / (9.0 * d)
+        critical = (1.0 - h + z * np.sqrt(h)) ** 3  # chi2_d(1 - level) / d
+        if (sse(B) - full) / d > critical * max(full, 1e-300) / (n - p):
+            keep.append(j)
+    return keep or list(range(m))
 
 
 _NEIGHBOURS = 5
@@ -153,12 +183,19 @@ def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np
         return "exact" if holds() else "approximation"
     if least is not None and nmse > max(2.0 * least, least + 1e-3):
         return "approximation"
+    return "approximation" if structured(X, residuals, rng, hoods) or not holds() else "law"
+
+
+def structured(X: np.ndarray, residuals: np.ndarray, rng: np.random.Generator, hoods: tuple | None = None) -> bool:
+    """Whether the ``residuals`` on X keep a trend the inputs explain (not finite counts as one):
+    the ``left_out`` F-test on every input, or a global or local smooth fit that predicts held-out
+    residuals better than their mean (module docstring; 0.1 % each)."""
     r = np.asarray(residuals, dtype=np.float64)
     if not np.all(np.isfinite(r)):
-        return "approximation"
+        return True
     if residual_dependence(X, r, []):
-        return "approximation"
+        return True
     r = r - r.mean()
     gains = [g for g in [smooth_gain(X, r, rng)] + neighbour_gains(X, r, hoods) if g is not None]
     z = NormalDist().inv_cdf(1.0 - _LEVEL / max(1, len(gains)))  # 0.1 % for the tests together
-    return "approximation" if any(g > z for g in gains) or not holds() else "law"
+    return any(g > z for g in gains)

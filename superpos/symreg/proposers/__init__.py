@@ -14,6 +14,7 @@ from .outer import OuterProposer
 from .powers import PowersProposer
 from .rational import RationalProposer
 from .reductions import ReductionsProposer
+from .residual import ResidualProposer
 from .separable import SeparableProposer
 from .sums import SumsProposer
 from .template import TemplateProposer
@@ -25,7 +26,8 @@ TEMPLATE = TemplateProposer()
 in the registry: a template replaces the sources, it does not join them)."""
 
 REGISTRY = (ModelProposer(), PowersProposer(), FamiliesProposer(), RationalProposer(), SearchProposer(), ReductionsProposer(),
-            SeparableProposer(), OuterProposer(), AffineProposer(), BaselinesProposer(), SumsProposer(), LawsProposer())
+            SeparableProposer(), OuterProposer(), AffineProposer(), BaselinesProposer(), SumsProposer(), LawsProposer(),
+            ResidualProposer())
 
 PROPOSER_NAMES = tuple(p.name for p in REGISTRY)
 

@@ -1,0 +1,107 @@
+"""Residual search (source ``residual``): where the best formulas so far leave residuals that the
+inputs still explain, the search goes on with what they miss as one more part.
+
+The finalists are the :data:`FINALISTS` most accurate candidates of the pool's
+accuracy-complexity front with at most :data:`_READABLE` nodes. For each f whose residuals
+y - f keep a trend (:func:`~superpos.symreg.status.structured`, the status's tests at 0.1 %),
+r = y - f is solved by the engine (:meth:`Search.solve`: the same rows, the proposers of a
+separable law's parts and the sums) over the inputs a smooth fit of r needs
+(:func:`~superpos.symreg.status.relevant_inputs`), and f + g is proposed for its best g; where
+f keeps one sign and stays away from zero, q = y / f the same, and f g. Each extended formula
+is refitted jointly from its parts' constants and kept where it halves the least validation
+error in the pool (:data:`_GAIN`); the selection by description length decides whether the
+extra part pays for itself. On the user's data of 2 or more inputs only (not within parts),
+last of the sources.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ...core.symbolic import from_sympy, to_sympy
+from ...core.tree import evaluate
+from ...exceptions import NotRepresentable
+from ..candidates import Candidate
+from ..engine import Search, model_basis_over
+from ..laws import law_basis
+from ..selection import front
+from ..status import relevant_inputs, structured
+from .separable import PART_PROPOSERS, splits_the_data
+
+__all__ = ["ResidualProposer", "FINALISTS"]
+
+FINALISTS = 3
+"""The best distinct candidates of the pool whose residuals are searched."""
+
+_READABLE = 15
+"""Finalists are the best candidates of at most this many nodes: a part beside a soup of terms
+would be one more term of the soup."""
+
+_SHARE = 0.25
+"""Each residual search gets this share of the effort left."""
+
+_AWAY_FROM_ZERO = 0.05
+"""y / f is searched only where min |f| is at least this share of max |f| (f of one sign)."""
+
+_GAIN = 0.5
+"""An extended formula is kept when its validation error is under this share of the least in
+the pool (the part must explain what every candidate misses, not refit noise)."""
+
+_KEEP = 2
+"""The best formulas of each residual put back beside f."""
+
+_PROPOSERS = PART_PROPOSERS + ("sums",)
+
+
+class ResidualProposer:
+    name = "residual"
+    after_exact = False
+
+    def applies(self, search: Search) -> bool:
+        return splits_the_data(search)
+
+    def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
+        X, y = search.X, search.y
+        fit = search.points.fit
+        rng = np.random.default_rng(search.seed)
+        variables = search.work.variables
+        out: list[Candidate] = []
+        readable = front([c for c in pool if np.all(np.isfinite(c.constants)) and c.size <= _READABLE], len(pool))
+        bar = min((c.nmse_validation for c in pool), default=np.inf)
+        for c in readable[::-1][:FINALISTS]:
+            if search.effort.exhausted():
+                break
+            with np.errstate(all="ignore"):
+                f = evaluate(c.tree, search.work, X, c.constants)
+            if not np.all(np.isfinite(f)) or not structured(X[fit], (y - f)[fit], rng):
+                continue
+            fx = to_sympy(c.tree, search.work, c.constants)
+            parts = [("sum", y - f)]
+            if np.all(f > 0) or np.all(f < 0):
+                if np.min(np.abs(f)) >= _AWAY_FROM_ZERO * np.max(np.abs(f)):
+                    parts.append(("product", y / f))
+            for kind, target in parts:
+                if search.effort.exhausted() or np.ptp(target) == 0:
+                    break
+                inputs = relevant_inputs(X[fit], target[fit])
+                basis = model_basis_over(search.model, len(inputs))
+                work = law_basis(basis)
+                mapping = {work.variables[j]: variables[v] for j, v in enumerate(inputs)}
+                found = search.solve(X[:, inputs], target, _PROPOSERS, share=_SHARE, basis=basis, work=work)
+                for g in [g for g in found if np.all(np.isfinite(g.constants))][:_KEEP]:
+                    gx = to_sympy(g.tree, work, g.constants).xreplace(mapping)
+                    out += [e for e in _extended(search, pool, len(out), fx + gx if kind == "sum" else fx * gx,
+                                                 self.name) if e.nmse_validation < _GAIN * bar]
+        return out
+
+
+def _extended(search: Search, pool: list[Candidate], made: int, expr: sympy.Expr, source: str) -> list[Candidate]:
+    """The candidate of ``expr`` over the search's basis, refitted jointly; none where the basis
+    cannot write it."""
+    try:
+        tree, consts = from_sympy(expr, search.work)
+    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return []
+    consts = np.array([float(v) for v in consts], dtype=np.float64)
+    cand = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, consts, np.inf, np.inf, source)
+    return search.refit([(cand, (tree, consts))], search.work, len(pool) + made)
