@@ -306,3 +306,22 @@ def test_index_beside_leaves_one_group_and_products_to_others():
     assert index_beside(X, np.exp(X[:, 0] * X[:, 1] / (X[:, 2] * X[:, 3]))) == []  # one group: single_index's
     assert index_beside(X, X[:, 0] * X[:, 1] ** 2 / X[:, 2]) == []  # a monomial
     assert index_beside(X[:, :2], X[:, 0] + X[:, 1]) == []  # two inputs: nothing to set beside
+
+
+def test_log_fits_leave_out_the_quiet_points_of_noisy_data():
+    """At 1 % noise (of the rms of y), log|y| of the values near 0 is noise: x1 exp(-x2 x3 x5 /
+    (x4 x6)) (a third of its values under 5 % of the rms) keeps its group, and a monomial
+    times a function of x1, x2, x7 its split, once those points are left out of the log fits."""
+    rng = np.random.default_rng(30)
+    X = rng.uniform(1, 5, (200, 6))
+    y = X[:, 0] * np.exp(-X[:, 1] * X[:, 2] * X[:, 4] / (X[:, 3] * X[:, 5]))
+    y = y + rng.normal(0, 0.01 * np.sqrt(np.mean(y**2)), 200)
+    (r,) = single_index(X, y)
+    assert np.allclose(np.abs(r.inner[0]), (0, 1, 1, 1, 1, 1)) and r.factor_exponents == (1, 0, 0, 0, 0, 0)
+    X = rng.uniform(1, 5, (200, 7))
+    y = (X[:, 1] ** 2 * X[:, 2] ** 2 * X[:, 3] ** 2 * (X[:, 0] / X[:, 1] - np.sin(X[:, 6]) ** 2 + X[:, 1] / X[:, 0])
+         / (X[:, 4] ** 2 * X[:, 5] ** 2))
+    y = y + rng.normal(0, 0.01 * np.sqrt(np.mean(y**2)), 200)
+    split = monomial_splits(X, y)[0]
+    assert split.factor_exponents == (0, 0, 2, 2, -2, -2, 0)
+    assert {int(np.flatnonzero(row)[0]) for row in split.inner} == {0, 1, 6}

@@ -170,6 +170,22 @@ def _rounded(a: float, x: np.ndarray) -> float:
     return float(np.round(a / step) * step)
 
 
+_QUIET = 0.05
+"""The log fits leave out the points where |y| is under this share of the root mean square of
+y: additive noise of 1 % of it puts log|y| there off by 0.2 or more and can flip the sign of a
+value near 0, while the louder points pin the exponents as well."""
+
+
+def _audible(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) without the rows where |y| is under :data:`_QUIET` of its root mean square (all
+    rows where fewer than 20 would be left or y is not finite)."""
+    with np.errstate(all="ignore"):
+        keep = np.abs(y) >= _QUIET * np.sqrt(np.mean(y * y))
+    if not np.all(np.isfinite(y)) or keep.sum() < 20:
+        return X, y
+    return X[keep], y[keep]
+
+
 def _logs(X: np.ndarray, y: np.ndarray):
     """(log|y|, {column: log|x|} of the nonconstant inputs without a zero); None when y has a zero."""
     if X.shape[0] < 20 or not np.all(np.isfinite(y)) or np.any(y == 0):
@@ -208,7 +224,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     second fit has the lower BIC kept; where log|y| is no quadratic in u (exp(-z^2 / 2) / x1
     with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
     :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
-    fewer than 2 inputs or an input has a zero."""
+    fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
+    X, y = _audible(X, y)
     coords = _log_coordinates(X, y, 2)
     if coords is None:
         return []
@@ -307,7 +324,9 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     above three times that, and five times the block's: a law of one group is
     :func:`single_index`'s); b from the block's leading eigenvector,
     rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
-    sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero."""
+    sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero; quiet
+    points left out (:func:`_audible`)."""
+    X, y = _audible(X, y)
     coords = _log_coordinates(X, y, 3)
     if coords is None:
         return []
@@ -451,8 +470,8 @@ def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndar
 
 def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Reduction]:
     """The ``limit`` best splits of y into a monomial of some inputs times a function of at
-    most ``max_inner`` others, best (lowest BIC) first; none when y has a zero or fewer than
-    20 points. An input with a zero can only be inner. Splits with no outer input, or whose
+    most ``max_inner`` others, best (lowest BIC) first, on the points where |y| is not quiet
+    (:func:`_audible`); none with fewer than 20 points. An input with a zero can only be inner. Splits with no outer input, or whose
     rounded exponents are all 0, are left out (the power law and the plain search cover them).
 
     A g that changes sign (sin x4, log(x5 / x4), 1/x4 - 1/x3) leaves log|y| with a tail of
@@ -460,6 +479,7 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
     exponents of the trimmed log fit are kept and the split is tested on y / prod x_O^a in
     its own units instead (:func:`_signed_fit`, a stricter ``_SIGNED``), and those splits
     are ranked by that fit's BIC."""
+    X, y = _audible(X, y)
     n, m = X.shape
     found_logs = _logs(X, y)
     if found_logs is None or m <= 1:
