@@ -124,3 +124,11 @@ def test_structured_tells_a_trend_from_noise():
     assert not structured(X, noise, np.random.default_rng(0))
     assert structured(X, noise + 3 * np.sin(2 * X[:, 1]), np.random.default_rng(0))
     assert structured(X, np.full(200, np.nan), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("k, level, exact", [(3, 0.001, 16.266), (10, 0.001, 29.588), (30, 0.05, 43.773),
+                                             (60, 0.001, 99.607)])
+def test_chi2_upper_is_within_two_percent_of_the_table(k, level, exact):
+    from superpos.core.numeric import chi2_upper
+
+    assert abs(chi2_upper(k, level) - exact) < 0.02 * exact

@@ -177,11 +177,13 @@ value near 0, while the louder points pin the exponents as well."""
 
 
 def _audible(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) without the rows where |y| is under :data:`_QUIET` of its root mean square (all
-    rows where fewer than 20 would be left or y is not finite)."""
+    """(X, y) without the rows where |y| is under :data:`_QUIET` of its root mean square; all
+    rows where fewer than 20 would be left, y is not finite, or an input takes both signs (its
+    zero is where y is quiet, and the fit of the louder points nearby, still noisy, passed on
+    a curvature that was the noise's: y = x1 at 1 % noise became x1 g(x1 x2^2))."""
     with np.errstate(all="ignore"):
         keep = np.abs(y) >= _QUIET * np.sqrt(np.mean(y * y))
-    if not np.all(np.isfinite(y)) or keep.sum() < 20:
+    if not np.all(np.isfinite(y)) or keep.sum() < 20 or np.any((X.min(axis=0) < 0) & (X.max(axis=0) > 0)):
         return X, y
     return X[keep], y[keep]
 

@@ -22,6 +22,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ..core.numeric import chi2_upper
 from .edges import EDGE_FLOOR, holds_at_edges
 from .inputs import residual_dependence
 
@@ -97,14 +98,11 @@ def relevant_inputs(X: np.ndarray, t: np.ndarray) -> list[int]:
         return float(np.sum((t - B @ coef) ** 2))
 
     full = sse(A)
-    z = NormalDist().inv_cdf(1.0 - _LEVEL)
     keep = []
     for j in range(m):
         B = _features(np.delete(X, j, axis=1))
         d = p - B.shape[1]
-        h = 2.0 / (9.0 * d)
-        critical = (1.0 - h + z * np.sqrt(h)) ** 3  # chi2_d(1 - level) / d
-        if (sse(B) - full) / d > critical * max(full, 1e-300) / (n - p):
+        if (sse(B) - full) / d > chi2_upper(d, _LEVEL) / d * max(full, 1e-300) / (n - p):
             keep.append(j)
     return keep or list(range(m))
 
