@@ -31,7 +31,8 @@ from .separable import PART_PROPOSERS, splits_the_data
 __all__ = ["ResidualProposer", "FINALISTS"]
 
 FINALISTS = 3
-"""The best distinct candidates of the pool whose residuals are searched."""
+"""How many of the most accurate readable candidates (the front's last) have their residuals
+searched."""
 
 _READABLE = 15
 """Finalists are the best candidates of at most this many nodes: a part beside a soup of terms
@@ -81,8 +82,10 @@ class ResidualProposer:
                 if np.min(np.abs(f)) >= _AWAY_FROM_ZERO * np.max(np.abs(f)):
                     parts.append(("product", y / f))
             for kind, target in parts:
-                if search.effort.exhausted() or np.ptp(target) == 0:
+                if search.effort.exhausted():
                     break
+                if np.ptp(target) == 0:
+                    continue
                 inputs = relevant_inputs(X[fit], target[fit])
                 basis = model_basis_over(search.model, len(inputs))
                 work = law_basis(basis)
