@@ -473,8 +473,9 @@ def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndar
 def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Reduction]:
     """The ``limit`` best splits of y into a monomial of some inputs times a function of at
     most ``max_inner`` others, best (lowest BIC) first, on the points where |y| is not quiet
-    (:func:`_audible`); none with fewer than 20 points. An input with a zero can only be inner. Splits with no outer input, or whose
-    rounded exponents are all 0, are left out (the power law and the plain search cover them).
+    (:func:`_audible`); none with fewer than 20 points. An input with a zero can only be
+    inner. Splits with no outer input, or whose rounded exponents are all 0, are left out (the
+    power law and the plain search cover them).
 
     A g that changes sign (sin x4, log(x5 / x4), 1/x4 - 1/x3) leaves log|y| with a tail of
     outliers at its zeros that fails the test on log|y|; where no split passes it, the

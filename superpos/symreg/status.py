@@ -26,7 +26,8 @@ from ..core.numeric import chi2_upper
 from .edges import EDGE_FLOOR, holds_at_edges
 from .inputs import residual_dependence
 
-__all__ = ["STATUSES", "formula_status", "structured", "relevant_inputs", "smooth_gain", "neighbour_gains", "neighbourhoods"]
+__all__ = ["STATUSES", "formula_status", "structured", "relevant_inputs", "smooth_gain", "neighbour_gains",
+           "neighbourhoods"]
 
 STATUSES = ("exact", "law", "approximation")
 
