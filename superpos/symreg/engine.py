@@ -23,7 +23,8 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..core.basis import Basis
-from ..exceptions import SuperposError
+from ..core.symbolic import from_sympy
+from ..exceptions import NotRepresentable, SuperposError
 from .candidates import Candidate, Points, fit_candidates, selection_sample, structural_hashes
 from .fitting import fit_many
 from .laws import law_basis
@@ -265,6 +266,21 @@ class Search:
         return [Candidate(m[0], names, c.log_likelihood, first_rank + r, consts, ef, ev, source or c.source,
                           decomposition=c.decomposition)
                 for r, ((c, m), (consts, ef, ev)) in enumerate(zip(mapped, fits))]
+
+    def refit_expression(self, expr, floor: float, source: str, rank: int,
+                         decomposition: tuple = ()) -> list[Candidate]:
+        """The candidate of the sympy ``expr`` over :attr:`work` (a formula a proposer put
+        together from others': parts, an outer function, a template), refitted jointly from
+        its numbers (:meth:`refit`) with log-likelihood ``floor``; none where the basis cannot
+        write it."""
+        try:
+            tree, consts = from_sympy(expr, self.work)
+        except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
+            return []
+        consts = np.array([float(v) for v in consts], dtype=np.float64)
+        c = Candidate(tree, tuple(self.work.to_list()), floor, 0, consts, np.inf, np.inf, source,
+                      decomposition=decomposition)
+        return self.refit([(c, (tree, consts))], self.work, rank)
 
     def decade(self, points: Points | None = None) -> tuple[np.ndarray, int]:
         """(k_x, k_y): the powers of ten that bring the data into the decade the model knows."""

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ...core.symbolic import from_sympy, to_sympy
-from ...exceptions import NotRepresentable
+from ...core.symbolic import to_sympy
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
@@ -95,12 +94,6 @@ class OuterProposer:
             work = law_basis(basis)
             found = search.solve(X, t, PART_PROPOSERS, share=0.25, basis=basis, work=work)
             for c in [c for c in found if np.all(np.isfinite(c.constants))][:_KEEP]:
-                try:
-                    tree, consts = from_sympy(outer(kind, to_sympy(c.tree, work, c.constants), sign), search.work)
-                except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-                    continue
-                consts = np.array([float(v) for v in consts], dtype=np.float64)
-                cand = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, consts, np.inf, np.inf,
-                                 self.name)
-                out += search.refit([(cand, (tree, consts))], search.work, len(pool) + len(out))
+                out += search.refit_expression(outer(kind, to_sympy(c.tree, work, c.constants), sign),
+                                               search.floor(pool), self.name, len(pool) + len(out))
         return out

@@ -16,11 +16,9 @@ last of the sources.
 from __future__ import annotations
 
 import numpy as np
-import sympy
 
-from ...core.symbolic import from_sympy, to_sympy
+from ...core.symbolic import to_sympy
 from ...core.tree import evaluate
-from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
@@ -93,18 +91,8 @@ class ResidualProposer:
                 found = search.solve(X[:, inputs], target, _PROPOSERS, share=_SHARE, basis=basis, work=work)
                 for g in [g for g in found if np.all(np.isfinite(g.constants))][:_KEEP]:
                     gx = to_sympy(g.tree, work, g.constants).xreplace(mapping)
-                    out += [e for e in _extended(search, pool, len(out), fx + gx if kind == "sum" else fx * gx,
-                                                 self.name) if e.nmse_validation < _GAIN * bar]
+                    out += [e for e in search.refit_expression(fx + gx if kind == "sum" else fx * gx,
+                                                               search.floor(pool), self.name, len(pool) + len(out))
+                            if e.nmse_validation < _GAIN * bar]
         return out
 
-
-def _extended(search: Search, pool: list[Candidate], made: int, expr: sympy.Expr, source: str) -> list[Candidate]:
-    """The candidate of ``expr`` over the search's basis, refitted jointly; none where the basis
-    cannot write it."""
-    try:
-        tree, consts = from_sympy(expr, search.work)
-    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-        return []
-    consts = np.array([float(v) for v in consts], dtype=np.float64)
-    cand = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, consts, np.inf, np.inf, source)
-    return search.refit([(cand, (tree, consts))], search.work, len(pool) + made)

@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ...core.symbolic import from_sympy, to_sympy
+from ...core.symbolic import to_sympy
 from ...core.tree import evaluate
-from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
@@ -64,15 +63,8 @@ class SeparableProposer:
             if found is None:
                 continue
             expr = sympy.Add(*found) if sep.kind == "sum" else _product(found)
-            try:
-                tree, consts = from_sympy(expr, search.work)
-            except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-                continue
-            consts = np.array([float(c) for c in consts], dtype=np.float64)
-            names = tuple(search.work.to_list())
-            c = Candidate(tree, names, search.floor(pool), 0, consts, np.inf, np.inf, self.name,
-                          decomposition=(sep.kind, sep.parts))
-            out += search.refit([(c, (tree, consts))], search.work, len(pool) + len(out))
+            out += search.refit_expression(expr, search.floor(pool), self.name, len(pool) + len(out),
+                                           decomposition=(sep.kind, sep.parts))
         return out
 
 

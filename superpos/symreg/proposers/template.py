@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ...core.symbolic import from_sympy, to_sympy
+from ...core.symbolic import to_sympy
 from ...core.tree import evaluate
-from ...exceptions import NotRepresentable
 from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
@@ -87,13 +86,7 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
         expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
                                                  for j, a in enumerate(u.args)})})
     expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
-    try:
-        tree, numbers = from_sympy(expr, search.work)
-    except (NotRepresentable, TypeError, ValueError, ZeroDivisionError, RecursionError):
-        return []
-    numbers = np.array([float(v) for v in numbers], dtype=np.float64)
-    c = Candidate(tree, tuple(search.work.to_list()), search.floor(pool), 0, numbers, np.inf, np.inf, source)
-    return search.refit([(c, (tree, numbers))], search.work, len(pool))
+    return search.refit_expression(expr, search.floor(pool), source, len(pool))
 
 
 def _target(t, name, solver, current, consts, X, y):
