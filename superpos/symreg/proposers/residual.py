@@ -2,7 +2,7 @@
 inputs still explain, the search goes on with what they miss as one more part.
 
 The finalists are the :data:`FINALISTS` most accurate candidates of the pool's
-accuracy-complexity front with at most :data:`_READABLE` nodes. For each f whose residuals
+accuracy-complexity front with at most :func:`readable_size` nodes. For each f whose residuals
 y - f keep a trend (:func:`~superpos.symreg.status.structured`, the status's tests at 0.1 %),
 r = y - f is solved by the engine (:meth:`Search.solve`: the same rows, the proposers of a
 separable law's parts and the sums) over the inputs a smooth fit of r needs
@@ -26,15 +26,16 @@ from ..selection import front
 from ..status import relevant_inputs, structured
 from .separable import PART_PROPOSERS, splits_the_data
 
-__all__ = ["ResidualProposer", "FINALISTS"]
+__all__ = ["ResidualProposer", "FINALISTS", "readable_size"]
 
 FINALISTS = 3
 """How many of the most accurate readable candidates (the front's last) have their residuals
 searched."""
 
 _READABLE = 15
-"""Finalists are the best candidates of at most this many nodes: a part beside a soup of terms
-would be one more term of the soup."""
+"""Finalists are the best candidates of at most this many nodes on data of up to 3 inputs (2 more
+per further input: :func:`readable_size`): a part beside a soup of terms would be one more term
+of the soup."""
 
 _SHARE = 0.25
 """Each residual search gets this share of the effort left."""
@@ -52,6 +53,13 @@ _KEEP = 2
 _PROPOSERS = PART_PROPOSERS + ("sums",)
 
 
+def readable_size(n_inputs: int) -> int:
+    """The most nodes a finalist may have over ``n_inputs`` inputs: :data:`_READABLE`, and two
+    more (a leaf and its operator) for each input beyond 3, since a law over more inputs needs
+    them (x3^2 / (2 x1) beside a 17-node product over five others)."""
+    return _READABLE + 2 * max(n_inputs - 3, 0)
+
+
 class ResidualProposer:
     name = "residual"
     after_exact = False
@@ -65,7 +73,8 @@ class ResidualProposer:
         rng = np.random.default_rng(search.seed)
         variables = search.work.variables
         out: list[Candidate] = []
-        readable = front([c for c in pool if np.all(np.isfinite(c.constants)) and c.size <= _READABLE], len(pool))
+        size = readable_size(search.n_inputs)
+        readable = front([c for c in pool if np.all(np.isfinite(c.constants)) and c.size <= size], len(pool))
         bar = min((c.nmse_validation for c in pool), default=np.inf)
         for c in readable[::-1][:FINALISTS]:
             if search.effort.exhausted():
