@@ -153,6 +153,21 @@ def test_rational_fits_find_the_sparse_law_clean_and_under_noise():
     assert rational_fits(X[:15], y[:15]) == []  # too few points
 
 
+def test_rational_fits_reach_a_numerator_of_degree_three_over_two():
+    """The relativistic sum of velocities (u + v) / (1 + u v / c^2) is x1^2 (x2 + x3) / (x1^2 + x2 x3):
+    degrees (3, 2)."""
+    import sympy
+
+    from superpos.symreg.rational import rational_fits
+
+    X = np.random.default_rng(9).uniform(1, 5, (200, 3))
+    expr, err = rational_fits(X, (X[:, 1] + X[:, 2]) / (1 + X[:, 1] * X[:, 2] / X[:, 0] ** 2))[0]
+    x1, x2, x3 = sympy.symbols("x1:4", real=True)
+    assert err < 1e-20
+    law = x1**2 * (x2 + x3) / (x1**2 + x2 * x3)
+    assert sympy.simplify(sympy.nsimplify(expr, tolerance=1e-9, rational=True) - law) == 0
+
+
 def test_rational_proposer_fits_a_saturation_exactly(shipped, fast):
     from superpos.symreg.proposers.rational import RationalProposer
 

@@ -5,8 +5,9 @@ Such a law makes y Q(x) - P(x) vanish at every point: the coefficients of P and 
 vector of the matrix [M_P, -y M_Q] of monomials. It is taken with P solved out (y Q projected
 on P's columns) and Q of unit mean square (:func:`_fit`), so that no combination of P's
 collinear monomials that nearly vanishes passes for a fit. Degrees are tried from the lowest,
-(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), while the columns stay under half the points
-and 60 (a larger pair also holds every smaller law times a common factor); each fit is made
+(1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3), while the columns stay
+under half the points and 60 (a larger pair also holds every smaller law times a common factor;
+the relativistic sum of velocities (u + v) / (1 + u v / c^2) is (3, 2)); each fit is made
 sparse by backward elimination (:func:`_sparse`) and proposed with at most 6 terms. numpy
 only: the fits are starts for the engine, which refits, snaps and compares them like any
 candidate.
@@ -22,7 +23,7 @@ from .template import monomials
 
 __all__ = ["rational_fits", "DEGREES"]
 
-DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3))
+DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3))
 """(degree of P, degree of Q) in the order tried."""
 
 _EXPLAINED = 0.98
