@@ -70,6 +70,17 @@ def test_single_index_finds_the_dimensionless_group():
     assert single_index(X, X.sum(axis=1)) == [] or len(single_index(X, X.sum(axis=1))[0].inner) == 1
 
 
+def test_single_index_puts_an_input_of_both_signs_in_the_numerator():
+    """A Gaussian exp(-(d / x1)^2 / 2) / x1 in d = x2 - x3 (both signs) and x1: the group is
+    d / x1, whichever column comes first; x1 / d has a pole inside the data."""
+    rng = np.random.default_rng(14)
+    x1, d = rng.uniform(1, 3, 200), rng.uniform(-2, 2, 200)
+    y = np.exp(-0.5 * (d / x1) ** 2) / x1
+    for X, group in ((np.column_stack([d, x1]), [1, -1]), (np.column_stack([x1, d]), [-1, 1])):
+        found = [r for r in reductions(X, y, 3, 3) if len(r.inner) == 1 and np.count_nonzero(r.inner[0]) == 2]
+        assert found and np.array_equal(found[0].inner[0], group)
+
+
 def test_single_index_of_noisy_data_keeps_the_ratio():
     """v / c under 1 % noise: the Hessian's direction comes out near (0, -0.7, 1), whose
     halves would give v / sqrt(c); the integer rounding fits log|y| better and is kept."""

@@ -48,6 +48,15 @@ def test_reductions_proposer_solves_the_group(shipped, product_law, fast):
     assert _best(cands).nmse_validation < 1e-10
 
 
+def test_reductions_proposer_reduces_a_difference_again(shipped, fast):
+    """I.6.2b, a Gaussian in (x2 - x3) / x1 over x1: the difference is found first, the group
+    of the difference and x1 in the reduced data, and the law is written back exactly."""
+    X = np.random.default_rng(10).uniform(1, 3, (200, 3))
+    y = np.exp(-0.5 * ((X[:, 1] - X[:, 2]) / X[:, 0]) ** 2) / (np.sqrt(2 * np.pi) * X[:, 0])
+    cands = ReductionsProposer().propose(_search(shipped, X, y, fast), [])
+    assert cands and _best(cands).nmse_validation < 1e-10
+
+
 def test_baselines_proposer_serves_wide_data_only(shipped, square_sin, fast):
     assert not BaselinesProposer().applies(_search(shipped, *square_sin, fast))
     rng = np.random.default_rng(2)

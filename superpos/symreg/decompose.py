@@ -197,18 +197,26 @@ def _logs(X: np.ndarray, y: np.ndarray):
                                    if np.all(X[:, j] != 0) and np.ptp(X[:, j]) > 0}
 
 
+def _oriented(b: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The group's exponents b signed so that its inputs of both signs are in the numerator
+    where they all share one side: a group with a pole inside the data is the wrong
+    orientation ((x2 - x3) / x1 of a Gaussian, not x1 / (x2 - x3)); b as given otherwise."""
+    mixed = (X.min(axis=0) < 0) & (X.max(axis=0) > 0)
+    return -b if np.any(b[mixed] < 0) and not np.any(b[mixed] > 0) else b
+
+
 def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
     """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
     group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
     as (-0.7, 1)), and so v divided by each of its entries of magnitude 0.2-0.9 (a group
     whose smallest exponent is a quarter of its largest); those with at least 2 inputs and no
     exponent beyond ``_MAX_EXPONENT``, each signed so that its last exponent of largest
-    magnitude is positive."""
+    magnitude is positive (v / c, not c / v by chance), but for :func:`_oriented`."""
     out: list[np.ndarray] = []
     units = [v] + [v / v[j] for j in np.argsort(-np.abs(v)) if 0.2 <= abs(v[j]) < 0.9]  # (2, 2, -1, -2, -4) / 4
     for b in [np.array([_rounded(a, X[:, j]) for j, a in enumerate(u)]) for u in units] + [np.round(u) for u in units]:
         top = np.flatnonzero(np.abs(b) == np.abs(b).max())[-1]
-        b = -b if b[top] < 0 else b  # one orientation whatever the eigenvector's sign: v / c, not c / v by chance
+        b = _oriented(-b if b[top] < 0 else b, X)  # one orientation whatever the eigenvector's sign
         if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
                 and not any(np.array_equal(b, c) for c in out)):
             out.append(b)
@@ -239,7 +247,7 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         v = V[:, int(np.argmax(np.abs(w)))]
         groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
     elif m <= _GRID_INPUTS:  # log|y| no quadratic in log|x| (exp(-z^2 / 2) / x1, z = x2 / x1): each small group
-        groups = [np.array(b, dtype=np.float64) for b in product((-1, 0, 1), repeat=m)
+        groups = [_oriented(np.array(b, dtype=np.float64), X) for b in product((-1, 0, 1), repeat=m)
                   if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
     else:
         return []

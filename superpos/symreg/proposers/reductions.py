@@ -69,8 +69,13 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     """The candidates of one reduced data set (Z, rest), written back over every input."""
     model_basis = search.model.basis_
     points = search.points
-    found = search.solve(Z, rest, ("model", "search"), share=1.0 / REDUCTIONS)[:search.settings.refit_top]
-    pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, model_basis, search.work)) for c in found
+    # inputs read through a difference or a sum may still hide a group: (x2 - x3) / x1 of a
+    # Gaussian; on the user's data those are reduced again
+    nested = red.linear is not None and search.depth == 0
+    over = law_basis(model_basis) if nested else model_basis
+    found = search.solve(Z, rest, ("model", "search") + (("reductions",) if nested else ()), share=1.0 / REDUCTIONS,
+                         work=over if nested else None)[:search.settings.refit_top]
+    pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, over, search.work)) for c in found
              if np.all(np.isfinite(c.constants))]
     floor = search.floor(found)
     names = tuple(model_basis.to_list())
