@@ -22,7 +22,8 @@ REDUCTIONS = 3
 
 class ReductionsProposer:
     """For each reduction of the data to at most the model's number of inputs: the engine's
-    best g on (z, y / prod w^a) (the model proposer, through :meth:`Search.solve`), then the
+    best g on (z, y / prod w^a) (the model proposer, through :meth:`Search.solve`; for the
+    differences and sums of the user's data the reductions as well, over the laws' basis), then the
     sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`,
     small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`) and
     the lab's families (:func:`~superpos.symreg.families.fitted_families`),
@@ -74,7 +75,7 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     nested = red.linear is not None and search.depth == 0
     over = law_basis(model_basis) if nested else model_basis
     found = search.solve(Z, rest, ("model", "search") + (("reductions",) if nested else ()), share=1.0 / REDUCTIONS,
-                         work=over if nested else None)[:search.settings.refit_top]
+                         work=over)[:search.settings.refit_top]
     pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, over, search.work)) for c in found
              if np.all(np.isfinite(c.constants))]
     floor = search.floor(found)
