@@ -84,7 +84,7 @@ def test_single_index_puts_an_input_of_both_signs_in_the_numerator():
 def test_single_index_of_noisy_data_keeps_the_ratio():
     """v / c under 1 % noise: the Hessian's direction comes out near (0, -0.7, 1), whose
     halves would give v / sqrt(c); the integer rounding fits log|y| better and is kept."""
-    from superpos.symreg.decompose import _group_exponents
+    from superpos.symreg.groups import _group_exponents
 
     found = [tuple(b) for b in _group_exponents(np.array([0.0, -0.7, 1.0]), np.ones((5, 3)))]
     assert found[0] == (0, -0.5, 1) and (0, -1, 1) in found  # and v / v_2 = (0, 1, -1.43) rounded

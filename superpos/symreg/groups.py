@@ -1,0 +1,279 @@
+"""Dimensionless groups: y = prod x^a * g(z) with z = prod x^b one monomial of several inputs
+(:func:`single_index`), such a group beside one input taken as it is (:func:`index_beside`), and
+where log|y| follows no such fit, the group along which y is smoothest (:func:`smooth_index`).
+The module docstring of :mod:`~superpos.symreg.decompose` says how they serve the reductions."""
+from __future__ import annotations
+
+from itertools import combinations_with_replacement, product
+
+import numpy as np
+
+from .reduction import (_MAX_EXPONENT, Reduction, _audible, _both_signs, _cubic, _logs, _rounded, _trimmed_fit,
+                        _trimmed_lstsq)
+
+__all__ = ["single_index", "index_beside", "smooth_index", "smooth_in"]
+
+_GRID_INPUTS = 4
+"""Where log|y| is no quadratic in log|x|, the groups of exponents -1, 0, 1 over at most this
+many inputs are tried instead (36 groups at 4 inputs, one or two least-squares fits each)."""
+
+
+def _oriented(b: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The group's exponents b signed so that its inputs of both signs are in the numerator
+    where they all share one side: a group with a pole inside the data is the wrong
+    orientation ((x2 - x3) / x1 of a Gaussian, not x1 / (x2 - x3)); b as given otherwise."""
+    mixed = _both_signs(X)
+    return -b if np.any(b[mixed] < 0) and not np.any(b[mixed] > 0) else b
+
+
+def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+    """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
+    group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
+    as (-0.7, 1)), and so v divided by each of its entries of magnitude 0.2-0.9 (a group
+    whose smallest exponent is a quarter of its largest); those with at least 2 inputs and no
+    exponent beyond ``_MAX_EXPONENT``, each signed so that its last exponent of largest
+    magnitude is positive (v / c, not c / v by chance), but for :func:`_oriented`."""
+    out: list[np.ndarray] = []
+    units = [v] + [v / v[j] for j in np.argsort(-np.abs(v)) if 0.2 <= abs(v[j]) < 0.9]  # (2, 2, -1, -2, -4) / 4
+    for b in [np.array([_rounded(a, X[:, j]) for j, a in enumerate(u)]) for u in units] + [np.round(u) for u in units]:
+        top = np.flatnonzero(np.abs(b) == np.abs(b).max())[-1]
+        b = _oriented(-b if b[top] < 0 else b, X)  # one orientation whatever the eigenvector's sign
+        if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
+                and not any(np.array_equal(b, c) for c in out)):
+            out.append(b)
+    return out
+
+
+def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+    """y = prod x^a * g(z) with one monomial z = prod x^b of several inputs (x1 exp(-x2 x3 /
+    (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): b from the quadratic fit of log|y| on u = log|x|,
+    whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
+    entry of 1, rounded to halves); a from the fit of log|y| on u and a cubic in z, with and
+    without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
+    t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
+    a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
+    second fit has the lower BIC kept; where log|y| is no quadratic in u (exp(-z^2 / 2) / x1
+    with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
+    :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
+    fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
+    X, y = _audible(X, y)
+    coords = _log_coordinates(X, y, 2)
+    if coords is None:
+        return []
+    ly, U, pairs = coords
+    n, m = X.shape
+    H = _log_hessian(U, ly, pairs)
+    if H is not None:
+        w, V = np.linalg.eigh(H)
+        v = V[:, int(np.argmax(np.abs(w)))]
+        groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
+    elif m <= _GRID_INPUTS:  # log|y| no quadratic in log|x| (exp(-z^2 / 2) / x1, z = x2 / x1): each small group
+        groups = [_oriented(np.array(b, dtype=np.float64), X) for b in product((-1, 0, 1), repeat=m)
+                  if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
+    else:
+        return []
+    best = None
+    for b in groups:
+        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
+        if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
+            continue
+        zs = (z - z.mean()) / np.std(z)
+        inverse = [1.0 / z] if np.all(z > 0) or np.all(z < 0) else []  # exp(-1/z) as well as exp(-z)
+        fits = [f for f in (_trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + extra), ly)
+                            for extra in ([], inverse)[:1 + bool(inverse)]) if f is not None]
+        if fits and (best is None or min(f[1] for f in fits) < best[1]):
+            best = (b, min(f[1] for f in fits), [f[0] for f in fits], zs, inverse)
+    if best is None:
+        return []
+    b, bic, coefs, zs, inverse = best
+    G = np.column_stack([np.ones(n)] + _cubic(zs) + inverse)
+    options = []
+    for coef in coefs:  # each fit's a, made as sparse as a + t b allows (z^t can move into g)
+        a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(coef[1:1 + m])])
+        shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
+        options.append(min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))),
+                           key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum()))))
+    options.append(np.zeros(m))
+    # the a that leaves log|y| - a.u most a function of z alone (1/z among its columns)
+    residual = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ a) for a in options)]
+    a = options[int(np.argmin(residual))]
+    if np.max(np.abs(a)) > _MAX_EXPONENT:
+        return []
+    return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
+
+
+def _log_coordinates(X: np.ndarray, y: np.ndarray, min_inputs: int):
+    """(log|y|, the centred log|x| (n, m), the index pairs of the quadratic fit) for the
+    Hessian tests; None with fewer than ``min_inputs`` inputs, a zero in y or an input, or too
+    few points for the quadratic fit (half of them)."""
+    logs = _logs(X, y)
+    n, m = X.shape
+    if logs is None or m < min_inputs or len(logs[1]) < m:
+        return None
+    ly, lx = logs
+    U = np.column_stack([lx[j] for j in range(m)])
+    pairs = list(combinations_with_replacement(range(m), 2))
+    if 1 + m + len(pairs) >= n // 2:
+        return None
+    return ly, U - U.mean(axis=0), pairs
+
+
+def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list) -> np.ndarray | None:
+    """The Hessian of the quadratic fit of log|y| on the centred log|x| (``U``); None where
+    that fit explains too little (:func:`_trimmed_fit`)."""
+    n, m = U.shape
+    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
+    if fitted is None:
+        return None
+    H = np.zeros((m, m))
+    for (i, j), c in zip(pairs, fitted[0][1 + m:]):
+        H[i, j] += c
+        H[j, i] += c
+    return H
+
+
+_RANK_ONE = 0.05
+"""A Hessian is taken for rank one where its second eigenvalue is below this share of its
+first (in magnitude)."""
+
+
+def _second_ratio(H: np.ndarray) -> tuple[float, np.ndarray]:
+    """(|lambda_2 / lambda_1|, the leading eigenvector scaled to a largest entry of 1)."""
+    w, V = np.linalg.eigh(H)
+    order = np.argsort(-np.abs(w))
+    v = V[:, order[0]]
+    ratio = abs(w[order[1]] / w[order[0]]) if H.shape[0] > 1 and w[order[0]] != 0 else 0.0
+    return float(ratio), v / v[int(np.argmax(np.abs(v)))]
+
+
+def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+    """y = prod x^a * g(z, x_k): one dimensionless group z of the other inputs beside one input
+    x_k taken as it is (Compton scattering, E / (1 + E (1 - cos theta) / (m c^2)): z = m c^2 /
+    E beside theta). The Hessian of the quadratic fit of log|y| in log|x| then has rank one
+    once x_k's row and column are left out: the k whose block is nearest rank one is taken
+    where that block is rank one (:data:`_RANK_ONE`), the whole Hessian is not (its ratio
+    above three times that, and five times the block's: a law of one group is
+    :func:`single_index`'s); b from the block's leading eigenvector,
+    rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
+    sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero; quiet
+    points left out (:func:`_audible`)."""
+    X, y = _audible(X, y)
+    coords = _log_coordinates(X, y, 3)
+    if coords is None:
+        return []
+    ly, U, pairs = coords
+    n, m = X.shape
+    H = _log_hessian(U, ly, pairs)
+    if H is None:
+        return []
+    whole, _ = _second_ratio(H)
+    blocks = [(*_second_ratio(np.delete(np.delete(H, k, 0), k, 1)), k) for k in range(m)]
+    ratio, v, k = min(blocks, key=lambda t: t[0])
+    if not (ratio < _RANK_ONE and whole > 3 * _RANK_ONE and ratio < whole / 5):
+        return []
+    others = [j for j in range(m) if j != k]
+    xk = X[:, k]
+    xks = (xk - xk.mean()) / np.std(xk)
+    found = []
+    for g in _group_exponents(v, X[:, others]):
+        b = np.zeros(m)
+        b[others] = g
+        z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)[:, 0]
+        if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
+            continue
+        lz = np.log(np.abs(z))
+        zs = (lz - lz.mean()) / np.std(lz)  # in log|z|: z and sqrt(z) fit alike, as they should
+        G = np.column_stack([np.ones(n)] + _cubic(np.column_stack([zs, xks])))
+        fit = _trimmed_fit(np.column_stack([G, U[:, others]]), ly)
+        if fit is not None:
+            found.append((b, fit[1], fit[0][G.shape[1]:], G))
+    if not found:
+        return []
+    # integer exponents where their fit is within 2 log n of the best (the model knows
+    # m c^2 / E better than its root)
+    least = min(f[1] for f in found)
+    b, bic, coef, G = min(found, key=lambda f: (not (np.all(f[0] == np.round(f[0])) and f[1] <= least + 2 * np.log(n)),
+                                               f[1]))
+    # a is known up to a multiple of b (a power of z moves into g, and the cubic in log|z| takes
+    # it): every rounding of coef + t b, and none, kept by how well log|y| - a.u is a function
+    # of (z, x_k) alone, then the fewest and smallest exponents
+    options = {(0.0,) * m}
+    for t in np.arange(-3.0, 3.0 + 1e-9, 1.0 / 12.0):
+        a = np.zeros(m)
+        a[others] = [_rounded(c + t * b[j], X[:, j]) for j, c in zip(others, coef)]
+        options.add(tuple(float(e) + 0.0 for e in a))
+    scored = []
+    for a in options:
+        f = _trimmed_lstsq(G, ly - U @ np.array(a))
+        scored.append((f[2] if f is not None else np.inf, a))
+    floor = min(r for r, _ in scored)
+    a = np.array(min(scored, key=lambda t: (t[0] > 1.01 * floor + 1e-12, np.count_nonzero(t[1]),
+                                            float(np.abs(t[1]).sum())))[1])
+    if not np.isfinite(floor) or np.max(np.abs(a)) > _MAX_EXPONENT:
+        return []
+    unit = tuple(float(j == k) for j in range(m))
+    return [Reduction((tuple(float(e) for e in b), unit), tuple(float(e) for e in a), float(bic))]
+
+
+_SMOOTH = 0.05
+"""A group z is taken for y = g(z) (:func:`smooth_index`) where y sorted by z has a von Neumann
+ratio below this (a smooth g over 200 points: about 1e-3; 1 % noise adds 1e-4; no function of
+z: about 1)."""
+
+
+def _von_neumann(z: np.ndarray, y: np.ndarray) -> float:
+    """sum (y_(k+1) - y_(k))^2 / (2 sum (y - mean y)^2) over y sorted by z: near 0 where y is a
+    smooth function of z, near 1 where z does not tell y."""
+    d = np.diff(y[np.argsort(z, kind="stable")])
+    sst = float(np.sum((y - y.mean()) ** 2))
+    return float(d @ d) / (2.0 * sst) if sst > 0 else np.inf
+
+
+_INTERPOLATED = 0.005
+"""y is taken for a function of z alone (:func:`smooth_in`) where each value, interpolated from
+its neighbours in z, is off by less than this share of the variance of y (in the sum; a g of
+one group over 200 points: 1e-9 to 3e-3; y that depends on another input as well: 8e-3 and
+more on the AI Feynman, separable and composed laws)."""
+
+
+def smooth_in(z: np.ndarray, y: np.ndarray) -> bool:
+    """Whether y is a smooth function of z alone: with y sorted by z, each inner value against
+    the straight line through its two neighbours, sum of squared misses below
+    :data:`_INTERPOLATED` times sum (y - mean y)^2 (a line in z, not in rank: exp(z) - 1 over
+    unevenly spread z is steep, yet a function of z)."""
+    o = np.argsort(z, kind="stable")
+    zs, ys = z[o], y[o]
+    with np.errstate(all="ignore"):
+        w = (zs[1:-1] - zs[:-2]) / (zs[2:] - zs[:-2])
+    w = np.where(np.isfinite(w), w, 0.5)
+    miss = ys[1:-1] - (ys[:-2] + w * (ys[2:] - ys[:-2]))
+    sst = float(np.sum((y - y.mean()) ** 2))
+    return sst > 0 and float(miss @ miss) < _INTERPOLATED * sst
+
+
+def smooth_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+    """y = g(z) for one monomial z = prod x^b with entries -1, 0, 1 over at least 2 of at most
+    :data:`_GRID_INPUTS` inputs (none with a zero), found without any model of g: y sorted by
+    z must be smooth (:func:`_von_neumann` below :data:`_SMOOTH`) and twice as smooth as y
+    sorted by any one input. For the g that the log fits of :func:`single_index` cannot
+    follow: sin(2 pi x1 x2 / x3)^2 over seven periods has zeros, and log|y| is no cubic in z.
+    At most one reduction."""
+    n, m = X.shape
+    if not (2 <= m <= _GRID_INPUTS and n >= 20 and np.all(np.isfinite(y)) and np.ptp(y) > 0
+            and np.all(X != 0)):
+        return []
+    single = min(_von_neumann(X[:, j], y) for j in range(m))
+    best = None
+    for b in product((-1, 0, 1), repeat=m):
+        if np.count_nonzero(b) < 2 or b[np.flatnonzero(b)[-1]] < 0:
+            continue
+        with np.errstate(all="ignore"):
+            z = np.prod([X[:, j] ** float(a) for j, a in enumerate(b) if a], axis=0)
+        if not (np.all(np.isfinite(z)) and np.ptp(z) > 0):
+            continue
+        r = _von_neumann(z, y)
+        if best is None or r < best[0]:
+            best = (r, b)
+    if best is None or best[0] >= _SMOOTH or best[0] >= 0.5 * single:
+        return []
+    return [Reduction((tuple(float(a) for a in best[1]),), (0.0,) * m, 0.0)]
