@@ -32,7 +32,10 @@ def shortest(v: float, rtol: float = 1e-6) -> str:
 
 
 def _digits(v: float) -> int:
-    s = shortest(v).lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    """Significant digits as written: 0.035 and 1950 take 2 and 3 (an integer's trailing zeros
+    are not digits of its precision: 1950 is 1.95e3)."""
+    s = shortest(v).lstrip("-").split("e")[0]
+    s = s.replace(".", "").lstrip("0") if "." in s else s.lstrip("0").rstrip("0")
     return max(1, len(s))
 
 

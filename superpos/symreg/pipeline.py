@@ -103,8 +103,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
     found = recognise(win.tree, basis)
-    constants = (snap_parameters(win.tree, basis, X, y, constants, found[0]) if found
-                 else snap_constants(win.tree, basis, X, y, constants))
+    constants = (snap_parameters(win.tree, basis, X, y, constants, found[0], thorough=True) if found
+                 else snap_constants(win.tree, basis, X, y, constants, thorough=True))
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, search.rtol, random_state=seed)
