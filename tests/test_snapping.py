@@ -229,11 +229,15 @@ def test_restarts_never_lose_what_the_greedy_order_found():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_logistic_of_the_year_is_written_with_its_midpoint(seed):
-    """Its renderings L/(1 + exp(-k (x - x0))) and L/(1 + B exp(-k x)) both take 7 digits
-    (1950 is three, as 2.54e25): the shorter code, the midpoint's, wins."""
-    x = np.linspace(1800, 2050, 200)
-    fam, t, y, c = _family_fit("logistic", lambda x: 320 / (1 + np.exp(-0.03 * (x - 1950))), x, seed=seed)
+@pytest.mark.parametrize("law, x, text", [
+    (lambda x: 320 / (1 + np.exp(-0.03 * (x - 1950))), np.linspace(1800, 2050, 200), "320/(1 + exp(-0.03*(x1 - 1950)))"),
+    (lambda x: 40 / (1 + 15 * np.exp(-0.6 * x)), np.linspace(0, 15, 200), "40/(1 + 15*exp(-0.6*x1))"),
+], ids=["year", "culture"])
+def test_a_logistic_is_written_in_the_form_of_shorter_numbers(seed, law, x, text):
+    """Its renderings L/(1 + exp(-k (x - x0))) and L/(1 + B exp(-k x)) tie on digits (1950 and
+    2.54e25 take three; 4.5 and 15 two): the numbers of shorter code win, the year's midpoint
+    (9.0 nats against 10.9) and the culture's B = 15 (3.5 against 3.7 for x0 = 4.5)."""
+    fam, t, y, c = _family_fit("logistic", law, x, seed=seed)
     snapped = snap_parameters(t, WORK, x[:, None], y, c, fam, thorough=True)
-    text, params = textbook(fam, snapped, "x1", float(np.max(np.abs(y))))
-    assert text == "320/(1 + exp(-0.03*(x1 - 1950)))", (text, params)
+    shown, params = textbook(fam, snapped, "x1", float(np.max(np.abs(y))))
+    assert shown == text, (shown, params)
