@@ -17,7 +17,9 @@ only for values known to 0.2 %, or for a phase. Then each snapped value may move
 shorter code where all the snapped values together pass the joint test against the unsnapped
 fit (chi-square with as many degrees of freedom as values fixed, 5 %) and the codes plus
 Delta SSE / (2 sigma^2) go down: 0.999 becomes 1 beside another 1 when the pair is within the
-joint region though not within one value's.
+joint region though not within one value's. For the winner's values (``thorough``) the greedy
+order is checked by restarts, each value fixed first at a shorter candidate (:func:`_restarts`):
+the set of least description length within the joint region is kept.
 
 :func:`snap_constants` snaps a tree's constants; :func:`snap_parameters` a family's named
 parameters (a Gaussian's sigma 12.02 -> 12, not its tree constant -1/(2 sigma^2)), through the
