@@ -31,31 +31,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _length(v, start, predict, y, first, s2) -> float:
-    from superpos.core.constants import number_code
-    from superpos.symreg.fitting import jacobian
-
-    r = y - predict(v)
-    out = 0.5 * (float(r @ r) - first) / s2
-    free = []
-    for j, q in enumerate(v):
-        code = number_code(float(q)) if q != start[j] else None
-        if code is None:
-            free.append(j)
-        else:
-            out += code
-    if free:
-        with np.errstate(all="ignore"):
-            info = np.sum(jacobian(predict, np.asarray(v, dtype=float), free) ** 2, axis=0) / s2
-            out += float(np.sum(np.maximum(0.0, np.nan_to_num(np.log(np.abs(np.asarray(v)[free]) * np.sqrt(info / 3))))))
-    return out
-
-
 def study(p, seed: int, level: float) -> dict | None:
     from scipy.optimize import least_squares
 
     from lab_laws import _function, noisy, parameterised
-    from superpos.symreg.snapping import _chi2_95, snap_values
+    from superpos.symreg.snapping import _chi2_95, _Snapping, snap_values
 
     tree, params, truth = parameterised(p.expr())
     if not params:
@@ -75,10 +55,15 @@ def study(p, seed: int, level: float) -> dict | None:
     s2 = first / (y.size - k)
     law_sse = float(np.sum((y - predict(truth)) ** 2))
     snapped = snap_values(predict, y, fit, thorough=True)
+
+    def sse(v) -> float:
+        return float(np.sum((y - predict(v)) ** 2))
+
+    # the description length the restarts compare (snapping._Snapping.length), from the fit
+    run = _Snapping(predict, sse, y, fit, first, s2, True, np.zeros(k), 0.1, 1e-5, 12, (), first)
     return dict(name=p.name, k=k, dchi2=(law_sse - first) / s2, bound=_chi2_95(k),
                 same=bool(np.allclose(snapped, truth, rtol=1e-9, atol=0)),
-                law_length=_length(truth, fit, predict, y, first, s2),
-                snapped_length=_length(snapped, fit, predict, y, first, s2),
+                law_length=run.length(truth, bounded=False), snapped_length=run.length(snapped, bounded=False),
                 truth=truth, snapped=snapped)
 
 
