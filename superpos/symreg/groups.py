@@ -56,13 +56,11 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
     :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
     fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
-    X, y = _audible(X, y)
-    coords = _log_coordinates(X, y, 2)
-    if coords is None:
+    quadratic = _log_quadratic(X, y, 2)
+    if quadratic is None:
         return []
-    ly, U, pairs = coords
+    X, ly, U, H = quadratic
     n, m = X.shape
-    H = _log_hessian(U, ly, pairs)
     if H is not None:
         w, V = np.linalg.eigh(H)
         v = V[:, int(np.argmax(np.abs(w)))]
@@ -100,6 +98,18 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     if np.max(np.abs(a)) > _MAX_EXPONENT:
         return []
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
+
+
+def _log_quadratic(X: np.ndarray, y: np.ndarray, min_inputs: int):
+    """(the audible rows of X (:func:`_audible`), their log|y|, centred log|x| and the Hessian
+    of the quadratic fit, None where it explains too little) for the Hessian tests; None where
+    :func:`_log_coordinates` is."""
+    X, y = _audible(X, y)
+    coords = _log_coordinates(X, y, min_inputs)
+    if coords is None:
+        return None
+    ly, U, pairs = coords
+    return X, ly, U, _log_hessian(U, ly, pairs)
 
 
 def _log_coordinates(X: np.ndarray, y: np.ndarray, min_inputs: int):
@@ -157,13 +167,11 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
     sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero; quiet
     points left out (:func:`_audible`)."""
-    X, y = _audible(X, y)
-    coords = _log_coordinates(X, y, 3)
-    if coords is None:
+    quadratic = _log_quadratic(X, y, 3)
+    if quadratic is None:
         return []
-    ly, U, pairs = coords
+    X, ly, U, H = quadratic
     n, m = X.shape
-    H = _log_hessian(U, ly, pairs)
     if H is None:
         return []
     whole, _ = _second_ratio(H)
