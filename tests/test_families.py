@@ -177,3 +177,18 @@ def test_a_family_of_a_reduced_group_is_found(shipped, fast):
     y = X[:, 2] * np.exp(-4 * np.exp(-0.5 * X[:, 0] * X[:, 1]))
     f = find_formula(X, y, shipped, fast)
     assert f.status == "exact" and f.candidates[0].source == "reduction+families"
+
+
+def test_a_rendering_that_turns_complex_is_left_out(fast):
+    """0.8 + 2.3 x^-0.6 at 1 % noise fits as a Hill curve of tiny K; snapping its EC50 form
+    stepped to a negative EC50, and EC50^n, complex in Python, broke the call (an internal error)."""
+    from superpos.datasets.problems import load_problems
+
+    p = load_problems("lab_heldout", names=["learning_curve"])[0]
+    X, y = p.sample(random_state=0)
+    y = y + np.random.default_rng([0, sum(map(ord, p.name))]).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, y, random_state=0)
+    assert f.status in ("law", "exact") and np.all(np.isfinite(f.constants))
+    with np.errstate(all="ignore"):
+        r2 = 1 - np.mean((f.predict(X) - y) ** 2) / np.var(y)
+    assert r2 > 0.99

@@ -346,7 +346,7 @@ def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> 
             p = r.params(c)
         except (ValueError, ZeroDivisionError, OverflowError):
             p = None
-        if p is None or not all(np.isfinite(v) for v in p.values()):
+        if p is None or any(isinstance(v, complex) for v in p.values()) or not all(np.isfinite(v) for v in p.values()):
             continue
         p = {k: 0.0 if k in _LEVELS and abs(v) <= 1e-7 * scale else v for k, v in p.items()}
         cost = digits_cost(p.values())

@@ -77,15 +77,15 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
             p = r.params([float(v) for v in c])
         except (ValueError, ZeroDivisionError, OverflowError):
             p = None
-        if p is None:
+        if p is None or any(isinstance(v, complex) for v in p.values()):
             continue
         keys = r.free
         v0 = np.array([p[k] for k in keys], dtype=np.float64)
 
         def to_constants(u, r=r, keys=keys):
-            try:
+            try:  # a power of a negative number is complex in Python: no constants there
                 return np.asarray(r.inverse(dict(zip(keys, (float(a) for a in u)))), dtype=np.float64)
-            except (ValueError, ZeroDivisionError, OverflowError):
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
                 return np.full(c.size, np.nan)
 
         def predict(u, to_constants=to_constants):
