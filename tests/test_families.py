@@ -45,6 +45,20 @@ CASES = [
      "100*x1**2.4/(2.65 + x1**2.4)", {"top": 100, "bottom": 0, "K": 2.65, "n": 2.4}),
     ("damped_oscillation", (0, 20), lambda x: 1.5 * np.exp(-0.2 * x) * np.cos(2.5 * x + 0.6) + 0.3,
      "1.5*exp(-0.2*x1)*cos(2.5*x1 + 0.6) + 0.3", {"A": 1.5, "gamma": 0.2, "omega": 2.5, "phase": 0.6, "offset": 0.3}),
+    ("lognormal", (0.5, 15), lambda x: 0.8 * np.exp(-(np.log(x) - 1.2) ** 2 / (2 * 0.35**2)) / x,
+     "0.8*exp(-(log(x1) - 1.2)**2/(2*0.35**2))/x1", {"amplitude": 0.8, "mu": 1.2, "sigma": 0.35, "offset": 0}),
+    ("stretched_exponential", (0.1, 100), lambda x: 1.8 * np.exp(-(x / 12) ** 0.6),
+     "1.8*exp(-(x1/12)**0.6)", {"A": 1.8, "tau": 12, "beta": 0.6, "offset": 0}),
+    ("stretched_exponential", (0.01, 8), lambda x: 1 - np.exp(-(x / 2.5) ** 1.8),
+     "-exp(-(x1/2.5)**1.8) + 1", {"A": -1, "tau": 2.5, "beta": 1.8, "offset": 1}),
+    ("lorentzian", (2, 5), lambda x: 5 / (1 + ((x - 3.3) / 0.2) ** 2) + 0.4 * x + 1,
+     "5/(1 + (x1 - 3.3)**2/0.2**2) + 1 + 0.4*x1", {"amplitude": 5, "center": 3.3, "gamma": 0.2, "offset": 1, "slope": 0.4}),
+    ("damped_oscillation", (0, 15), lambda x: 0.5 * np.sin(2.1 * x + 0.3) + 0.05 * x,
+     "0.5*sin(2.1*x1 + 0.3) + 0.05*x1", {"A": 0.5, "gamma": 0, "omega": 2.1, "phase": 0.3, "offset": 0, "slope": 0.05}),
+    ("biexponential", (0, 30), lambda x: 4.2 * np.exp(-1.3 * x) + 1.1 * np.exp(-0.12 * x),
+     "4.2*exp(-1.3*x1) + 1.1*exp(-0.12*x1)", {"A1": 4.2, "k1": 1.3, "A2": 1.1, "k2": 0.12}),
+    ("power_offset", (0.1, 100), lambda x: 0.8 + 2.3 * x**-0.6,
+     "2.3*x1**(-0.6) + 0.8", {"A": 2.3, "exponent": -0.6, "offset": 0.8}),
 ]
 
 

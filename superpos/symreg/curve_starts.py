@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
-__all__ = ["gaussian_starts", "lorentzian_starts", "voigt_starts", "tanh_starts", "erf_starts", "gompertz_starts", "richards_starts", "hill_starts", "damped_starts"]
+__all__ = ["gaussian_starts", "lorentzian_starts", "voigt_starts", "tanh_starts", "erf_starts", "gompertz_starts", "richards_starts", "hill_starts", "damped_starts",
+           "lognormal_starts", "stretched_starts", "power_offset_starts", "on_slope",
+           "biexponential_starts"]
 
 
 def _sorted_smooth(x, y):
@@ -169,3 +171,80 @@ def damped_starts(x, y):
             a = amp * math.exp(min(g * float(np.min(x)), 700)) * (1 + g * span / 2)
             out.append(np.array([float(np.mean(y)), a, -g, w, phase]))
     return out
+
+
+def lognormal_starts(x, y):
+    """d + a exp(q (log x + m)^2): a Gaussian's starts in log x (none where x is not positive)."""
+    return gaussian_starts(np.log(x), y) if np.all(x > 0) else []
+
+
+def stretched_starts(x, y):
+    """d + a exp(-b x^beta) (constants d, a, -b, beta), x > 0: the plateau at large x d, the
+    value at x -> 0 d + a, b from the x where y is halfway (b x_half^beta = log 2), beta 0.5-2;
+    and a Gompertz curve's starts in log x."""
+    if not np.all(x > 0):
+        return []
+    xs, ys = _sorted_smooth(x, y)
+    k = max(1, ys.size // 10)
+    first, last = float(np.mean(ys[:k])), float(np.mean(ys[-k:]))
+    x_half = max(_crossing(xs, ys, (first + last) / 2), float(xs[0]), 1e-300)
+    out = [np.array([last, first - last, -math.log(2) / x_half**beta, beta]) for beta in (1.0, 0.5, 2.0)]
+    return out + gompertz_starts(np.log(x), y)
+
+
+def power_offset_starts(x, y):
+    """d + a x^b (constants d, a, b), x > 0: for b in -2..2, d and a by least squares on [1, x^b]."""
+    if not np.all(x > 0):
+        return []
+    out = []
+    for b in (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0):
+        with np.errstate(all="ignore"):
+            A = np.column_stack([np.ones_like(x), x**b])
+            if not np.all(np.isfinite(A)):
+                continue
+            (d, a), *_ = np.linalg.lstsq(A, y, rcond=None)
+        out.append(np.array([d, a, b]))
+    return out
+
+
+def on_slope(starts):
+    """Starts of ``slope x + f(x)`` from f's: the slope of the line through the means of the first
+    and last tenth of the sorted points (a peak or an oscillation on a sloping baseline), f's
+    starts on y less that line."""
+    def starts_on_slope(x, y):
+        xs, ys = _sorted_smooth(x, y)
+        k = max(1, xs.size // 10)
+        dx = float(np.mean(xs[-k:]) - np.mean(xs[:k]))
+        slope = float(np.mean(ys[-k:]) - np.mean(ys[:k])) / dx if dx > 0 else 0.0
+        return [np.concatenate([[slope], s]) for s in starts(x, y - slope * x)]
+
+    return starts_on_slope
+
+
+def _log_line(x, z):
+    """(A, k) of A exp(-k x) through the points (x, log z) by least squares (z > 0)."""
+    k, b = np.polyfit(x, np.log(z), 1)
+    return math.exp(min(float(b), 700.0)), -float(k)
+
+
+def biexponential_starts(x, y):
+    """A1 exp(-k1 x) + A2 exp(-k2 x) (constants A1, -k1, A2, -k2) by peeling: the slow phase a
+    line in log |y| over the last half of the sorted points, the fast one the same over the first
+    third of what the slow phase leaves; for a decay of one sign."""
+    xs, ys = _sorted_smooth(x, y)
+    sign = 1.0 if np.all(ys > 0) else -1.0 if np.all(ys < 0) else 0.0
+    if sign == 0 or xs.size < 12 or np.ptp(xs) <= 0:
+        return []
+    z = sign * ys
+    half = xs.size // 2
+    try:
+        a2, k2 = _log_line(xs[half:], z[half:])
+        head = slice(0, max(4, xs.size // 3))
+        rest = z[head] - a2 * np.exp(-k2 * xs[head])
+        if np.sum(rest > 0) < 3:
+            return []
+        a1, k1 = _log_line(xs[head][rest > 0], rest[rest > 0])
+    except (ValueError, np.linalg.LinAlgError, OverflowError):
+        return []
+    out = [np.array([sign * a1, -k1, sign * a2, -k2])]
+    return out + [np.array([sign * a1, -2 * k1, sign * a2, -k2]), np.array([sign * a1, -k1 / 2, sign * a2, -k2])]

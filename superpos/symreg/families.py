@@ -5,8 +5,14 @@ Scientists fit these every day by guessing the form (scipy's ``curve_fit``, lmfi
 models); a family makes that guess for them. Families: peaks (Gaussian, Lorentzian,
 pseudo-Voigt, with offset), steps and growth (logistic as a tanh step, erf step, Gompertz,
 Richards), dose-response (Hill / four-parameter logistic with a fitted coefficient n),
-exponential rise and decay with offset (a classic law, :mod:`.laws`) and damped oscillations
-A e^(-g x) cos(w x + p) + d, the frequency started from a periodogram of unevenly spaced data.
+exponential rise and decay with offset (a classic law, :mod:`.laws`), damped oscillations
+A e^(-g x) cos(w x + p) + d, the frequency started from a periodogram of unevenly spaced data,
+and three of positive x: the log-normal peak (a Gaussian in log x; the density's 1/x is its
+square completed, A/x exp(-(log x - mu)^2 / (2 sigma^2))), the stretched exponential
+A exp(-(x/tau)^beta) + d (Kohlrausch relaxation, Weibull's distribution function) and a power
+with an offset A x^b + d (learning curves, Cauchy's dispersion); the two-phase decay
+A1 e^(-k1 x) + A2 e^(-k2 x) (started by peeling); and the Gaussian and Lorentzian peaks and the
+damped oscillation also on a sloping baseline (+ slope x: a line on a drift).
 
 A family's tree is written with free constants only (no fixed numbers: a fitted 1 beside a
 fitted scale would be one constant too many), so that every constant is identified; its
@@ -23,8 +29,9 @@ from typing import Callable
 import numpy as np
 
 from ..core.constants import pi_multiple
-from .curve_starts import (damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts,
-                           lorentzian_starts, richards_starts, tanh_starts, voigt_starts)
+from .curve_starts import (biexponential_starts, damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts, lognormal_starts,
+                           lorentzian_starts, on_slope, power_offset_starts, richards_starts, stretched_starts,
+                           tanh_starts, voigt_starts)
 from .notation import digits_cost, plus, power, shifted, shortest, times
 
 __all__ = ["Family", "FAMILIES", "family_trees", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
@@ -65,6 +72,47 @@ def _gaussian_params(c):
 def _gaussian_text(p, x):
     return plus(times(p["amplitude"], f"exp(-{shifted(x, p['center'])}**2/(2*{shortest(p['sigma'])}**2))"),
                  p["offset"])
+
+
+def _gaussian_width_params(c):
+    d, a, q, m = c
+    return None if q >= 0 else {"amplitude": a, "center": -m, "width": math.sqrt(-1 / q), "offset": d}
+
+
+def _gaussian_width_text(p, x):
+    """A exp(-((x - c)/w)^2) + d, w = sigma sqrt(2): a Gaussian decay (of a spin echo, a beam's profile)."""
+    u = shifted(x, p["center"])
+    u = u[1:-1] if u.startswith("(") else u
+    return plus(times(p["amplitude"], f"exp(-(({u})/{shortest(p['width'])})**2)"), p["offset"])
+
+
+def _exponential_params(c):
+    d, a, nk = c if len(c) == 3 else (0.0, *c)
+    return {"A": a, "k": -nk, "offset": d}
+
+
+def _exponential_text(p, x):
+    return plus(times(p["A"], f"exp({times(-p['k'], x)})"), p["offset"])
+
+
+def _exponential_tau_params(c):
+    d, a, nk = c if len(c) == 3 else (0.0, *c)
+    return None if nk == 0 else {"A": a, "tau": -1 / nk, "offset": d}
+
+
+def _exponential_tau_text(p, x):
+    tau = p["tau"]
+    return plus(times(p["A"], f"exp(-{x}/{shortest(tau)})" if tau > 0 else f"exp({x}/{shortest(-tau)})"), p["offset"])
+
+
+def _antoine_params(c):
+    """10^(A - B/(C + x)) from the tree's a exp(b / (x + m)): A = log10 a, B = -b / ln 10, C = m."""
+    a, b, m = c
+    return None if a <= 0 else {"A": math.log10(a), "B": -b / math.log(10), "C": m}
+
+
+def _antoine_text(p, x):
+    return f"10**({shortest(p['A'])} - {shortest(p['B'])}/({x} + {shortest(p['C'])}))".replace("+ -", "- ").replace("- -", "+ ")
 
 
 def _lorentzian_params(c):
@@ -227,22 +275,133 @@ def _damped_signed_params(c):
     return _damped_params(c, positive=False)
 
 
-def _damped_text(p, x):
+def _damped_text(p, x, wave: str = "cos"):
     decay = f"exp({times(-p['gamma'], x)})*" if shortest(p["gamma"]) != "0" else ""
     wx = times(p["omega"], x)
     ph = pi_multiple(p["phase"], 1e-9) if p["phase"] else None
     phase = plus(wx, p["phase"]) if ph is None else f"{wx} - {-ph}" if ph.could_extract_minus_sign() else f"{wx} + {ph}"
-    return plus(times(p["A"], f"{decay}cos({phase})"), p["offset"])
+    return plus(times(p["A"], f"{decay}{wave}({phase})"), p["offset"])
+
+
+def _damped_sin_params(c):
+    """The damped oscillation with a sine, A e^(-g x) sin(w x + p) + d: the cosine's phase plus pi/2."""
+    p = _damped_params(c)
+    ph = p["phase"] + math.pi / 2
+    return {**p, "phase": ph - 2 * math.pi * round(ph / (2 * math.pi))}
+
+
+def _damped_sin_text(p, x):
+    return _damped_text(p, x, "sin")
+
+
+def _lognormal_params(c):
+    """A/x exp(-(log x - mu)^2 / (2 sigma^2)) + d from the tree's d + a exp(q (log x + m)^2): the
+    1/x is the square completed, mu = -m + sigma^2, A = a exp(mu - sigma^2 / 2)."""
+    d, a, q, m = c
+    if q >= 0:
+        return None
+    s2 = -1 / (2 * q)
+    mu = -m + s2
+    if abs(mu - s2 / 2) > 700:
+        return None
+    return {"amplitude": a * math.exp(mu - s2 / 2), "mu": mu, "sigma": math.sqrt(s2), "offset": d}
+
+
+def _lognormal_text(p, x):
+    body = f"exp(-{shifted('log(' + x + ')', p['mu'])}**2/(2*{shortest(p['sigma'])}**2))/{x}"
+    return plus(times(p["amplitude"], body), p["offset"])
+
+
+def _lognormal_inverse(p):
+    s2 = p["sigma"] ** 2
+    return [p["offset"], p["amplitude"] * math.exp(-p["mu"] + s2 / 2), -1 / (2 * s2), -(p["mu"] - s2)]
+
+
+def _log_gaussian_params(c):
+    d, a, q, m = c
+    return None if q >= 0 else {"amplitude": a, "mu": -m, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
+
+
+def _log_gaussian_text(p, x):
+    return plus(times(p["amplitude"], f"exp(-{shifted('log(' + x + ')', p['mu'])}**2/(2*{shortest(p['sigma'])}**2))"),
+                p["offset"])
+
+
+def _stretched_params(c):
+    """A exp(-(x/tau)^beta) + d from the tree's d + a exp(nb x^beta): tau = (-nb)^(-1/beta)."""
+    d, a, nb, beta = c
+    if nb >= 0 or beta == 0:
+        return None
+    return {"A": a, "tau": (-nb) ** (-1 / beta), "beta": beta, "offset": d}
+
+
+def _stretched_text(p, x):
+    return plus(times(p["A"], f"exp(-{power('(' + x + '/' + shortest(p['tau']) + ')', p['beta'])})"), p["offset"])
+
+
+def _stretched_b_params(c):
+    d, a, nb, beta = c
+    return None if nb >= 0 else {"A": a, "b": -nb, "beta": beta, "offset": d}
+
+
+def _stretched_b_text(p, x):
+    return plus(times(p["A"], f"exp({times(-p['b'], power(x, p['beta']))})"), p["offset"])
+
+
+def _power_offset_params(c):
+    d, a, b = c
+    return {"A": a, "exponent": b, "offset": d}
+
+
+def _power_offset_text(p, x):
+    return plus(times(p["A"], power(x, p["exponent"])), p["offset"])
+
+
+def _biexponential_params(c):
+    """A1 exp(-k1 x) + A2 exp(-k2 x), the fast phase first (k1 > k2)."""
+    a1, n1, a2, n2 = c
+    if -n1 < -n2:
+        a1, n1, a2, n2 = a2, n2, a1, n1
+    return {"A1": a1, "k1": -n1, "A2": a2, "k2": -n2}
+
+
+def _biexponential_text(p, x):
+    return f"{times(p['A1'], 'exp(' + times(-p['k1'], x) + ')')} + {times(p['A2'], 'exp(' + times(-p['k2'], x) + ')')}" \
+        .replace("+ -", "- ")
+
+
+def _sloped(r: Rendering) -> Rendering:
+    """The rendering of ``slope x + f(x)`` from f's: the tree's first constant is the slope."""
+    def params(c):
+        p = r.params(c[1:])
+        return None if p is None else {**p, "slope": c[0]}
+
+    def text(p, x):
+        t = r.text({k: v for k, v in p.items() if k != "slope"}, x)
+        return f"{t} + {times(p['slope'], x)}".replace("+ -", "- ")
+
+    inverse = None if r.inverse is None else (lambda p: [p["slope"]] + list(r.inverse(p)))
+    return Rendering(params, text, r.free + ("slope",), inverse)
+
+
+def _on_slope(fam: Family) -> Family:
+    """``fam`` on a sloping baseline, slope x + f(x): a peak or an oscillation on a drift, the
+    same name, one parameter more (``slope``)."""
+    return Family(fam.name, f"add(mul(c, {{x}}), {fam.template})", on_slope(fam.starts),
+                  tuple(_sloped(r) for r in fam.renderings))
 
 
 _PEAK = "mul(c, exp(mul(c, pow2(add({x}, c)))))"
 _LORENTZ = "div(c, add(c, pow2(add({x}, c))))"
 _DAMPED = (("A", "gamma", "omega", "phase", "offset"),
            lambda p: [p["offset"], p["A"], -p["gamma"], p["omega"], p["phase"]])
+_DAMPED_SIN = (_DAMPED[0], lambda p: [p["offset"], p["A"], -p["gamma"], p["omega"], p["phase"] - math.pi / 2])
 FAMILIES = (
     Family("gaussian", f"add(c, {_PEAK})", gaussian_starts,
            (Rendering(_gaussian_params, _gaussian_text, ("amplitude", "center", "sigma", "offset"),
-                      lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["center"]]),)),
+                      lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["center"]]),
+            Rendering(_gaussian_width_params, _gaussian_width_text, ("amplitude", "center", "width", "offset"),
+                      lambda p: [p["offset"], p["amplitude"], -1 / p["width"] ** 2, -p["center"]]))),
     Family("lorentzian", f"add(c, {_LORENTZ})", lorentzian_starts,
            (Rendering(_lorentzian_params, _lorentzian_text, ("amplitude", "center", "gamma", "offset"),
                       lambda p: [p["offset"], p["amplitude"] * p["gamma"] ** 2, p["gamma"] ** 2, -p["center"]]),
@@ -281,10 +440,46 @@ FAMILIES = (
                       lambda p: [p["bottom"] + p["top"], -p["top"] * p["ec50"] ** p["n"], p["ec50"] ** p["n"], p["n"]]),
             Rendering(_four_pl_params, _four_pl_text, ("bottom", "span", "b", "n"),
                       lambda p: [p["bottom"], p["span"] / p["b"], 1 / p["b"], p["n"]]))),
+    Family("lognormal", "add(c, mul(c, exp(mul(c, pow2(add(log({x}), c))))))", lognormal_starts,
+           (Rendering(_lognormal_params, _lognormal_text, ("amplitude", "mu", "sigma", "offset"), _lognormal_inverse),
+            Rendering(_log_gaussian_params, _log_gaussian_text, ("amplitude", "mu", "sigma", "offset"),
+                      lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["mu"]]))),
+    Family("stretched_exponential", "add(c, mul(c, exp(mul(c, exp(mul(c, log({x})))))))", stretched_starts,
+           (Rendering(_stretched_params, _stretched_text, ("A", "tau", "beta", "offset"),
+                      lambda p: [p["offset"], p["A"], -p["tau"] ** -p["beta"], p["beta"]]),
+            Rendering(_stretched_b_params, _stretched_b_text, ("A", "b", "beta", "offset"),
+                      lambda p: [p["offset"], p["A"], -p["b"], p["beta"]]))),
+    # exponential decay and rise and Antoine's vapour pressure are classic laws (:mod:`.laws`,
+    # which proposes them: no starts here); as families they are written in their textbook forms
+    Family("exponential", "add(c, mul(c, exp(mul(c, {x}))))", lambda x, y: [],
+           (Rendering(_exponential_params, _exponential_text, ("A", "k", "offset"),
+                      lambda p: [p["offset"], p["A"], -p["k"]]),
+            Rendering(_exponential_tau_params, _exponential_tau_text, ("A", "tau", "offset"),
+                      lambda p: [p["offset"], p["A"], -1 / p["tau"]]))),
+    Family("exponential", "mul(c, exp(mul(c, {x})))", lambda x, y: [],
+           (Rendering(_exponential_params, _exponential_text, ("A", "k"), lambda p: [p["A"], -p["k"]]),
+            Rendering(_exponential_tau_params, _exponential_tau_text, ("A", "tau"), lambda p: [p["A"], -1 / p["tau"]]))),
+    Family("exponential", "sub(c, mul(c, exp(mul(c, {x}))))", lambda x, y: [],  # a rise, as sympy writes it
+           (Rendering(lambda c: _exponential_params([c[0], -c[1], c[2]]), _exponential_text, ("A", "k", "offset"),
+                      lambda p: [p["offset"], -p["A"], -p["k"]]),
+            Rendering(lambda c: _exponential_tau_params([c[0], -c[1], c[2]]), _exponential_tau_text, ("A", "tau", "offset"),
+                      lambda p: [p["offset"], -p["A"], -1 / p["tau"]]))),
+    Family("antoine", "mul(c, exp(div(c, add(c, {x}))))", lambda x, y: [],
+           (Rendering(_antoine_params, _antoine_text, ("A", "B", "C"),
+                      lambda p: [10 ** p["A"], -p["B"] * math.log(10), p["C"]]),)),
+    Family("biexponential", "add(mul(c, exp(mul(c, {x}))), mul(c, exp(mul(c, {x}))))", biexponential_starts,
+           (Rendering(_biexponential_params, _biexponential_text, ("A1", "k1", "A2", "k2"),
+                      lambda p: [p["A1"], -p["k1"], p["A2"], -p["k2"]]),)),
+    Family("power_offset", "add(c, mul(c, exp(mul(c, log({x})))))", power_offset_starts,
+           (Rendering(_power_offset_params, _power_offset_text, ("A", "exponent", "offset"),
+                      lambda p: [p["offset"], p["A"], p["exponent"]]),)),
     Family("damped_oscillation", "add(c, mul(mul(c, exp(mul(c, {x}))), cos(add(mul(c, {x}), c))))", damped_starts,
-           (Rendering(_damped_params, _damped_text, *_DAMPED), Rendering(_damped_signed_params, _damped_text, *_DAMPED))),
+           (Rendering(_damped_params, _damped_text, *_DAMPED), Rendering(_damped_signed_params, _damped_text, *_DAMPED),
+            Rendering(_damped_sin_params, _damped_sin_text, *_DAMPED_SIN))),
 )
-"""The families, in the order they are proposed."""
+FAMILIES = FAMILIES + tuple(_on_slope(f) for f in FAMILIES if f.name in ("gaussian", "lorentzian", "damped_oscillation"))
+"""The families, in the order they are proposed (the peaks and the damped oscillation also on a
+sloping baseline)."""
 
 NEEDS = ("add", "mul", "div", "exp", "log", "pow2", "cos", "tanh", "erf")
 

@@ -103,6 +103,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
     found = recognise(win.tree, basis)
+    if not found:
+        win, constants, found = _as_family(win, constants, basis, X)
     constants = (snap_parameters(win.tree, basis, X, y, constants, found[0], thorough=True) if found
                  else snap_constants(win.tree, basis, X, y, constants, thorough=True))
     errors = standard_errors(win.tree, basis, X, y, constants)
@@ -148,6 +150,32 @@ def positive_inputs(expr, X: np.ndarray):
            if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= X.shape[1]
            and np.all(X[:, int(s.name[1:]) - 1] > 0)}
     return expr.xreplace(pos).xreplace({v: k for k, v in pos.items()}) if pos else expr
+
+
+def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarray):
+    """(winner, constants, (family, input)) with the winner rewritten in its canonical tree where
+    that tree is a family's and computes the same values (:func:`~superpos.core.symbolic.from_sympy`
+    of its formula): a classic law found with a scale constant on its input,
+    a exp(b / (c + d x)) (the denominator made monic), is Antoine's vapour pressure; 9 - 9 exp(-k x) an exponential rise, written
+    with its time constant. Unchanged (and None) otherwise."""
+    from dataclasses import replace
+
+    from ..core.symbolic import from_sympy
+    from ..exceptions import NotRepresentable
+
+    try:
+        tree, values = from_sympy(monic_denominators(to_sympy(win.tree, basis, constants)), basis)
+    except (SuperposError, NotRepresentable, TypeError, ValueError):
+        return win, constants, None
+    found = recognise(tree, basis)
+    if not found:
+        return win, constants, None
+    c = np.array([float(v) for v in values], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        before, after = evaluate(win.tree, basis, X, constants), evaluate(tree, basis, X, c)
+    if not (np.all(np.isfinite(after)) and np.allclose(after, before, rtol=1e-9, atol=1e-12 * np.max(np.abs(before)))):
+        return win, constants, None
+    return replace(win, tree=np.asarray(tree), constants=c), c, found
 
 
 def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray, exact_below: float,

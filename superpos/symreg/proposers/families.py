@@ -4,9 +4,11 @@ the fitting points (peak position and width, plateaus, the frequency of a period
 fitted with every start, in the engine's units."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..candidates import Candidate
 from ..engine import Search
-from ..families import NEEDS, family_trees
+from ..families import NEEDS, family_trees, recognise
 
 __all__ = ["FamiliesProposer"]
 
@@ -21,5 +23,48 @@ class FamiliesProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
         found = family_trees(p.X[p.fit], p.y[p.fit], search.work)
-        return search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
+        fits = search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
                           scores=search.floor(pool), first_rank=len(pool), full=True)
+        return [c for c in fits if _stands(c, search)]
+
+
+_STRICT = ("lognormal", "stretched_exponential", "power_offset", "biexponential")
+"""Families whose fits stand only in a textbook form (below)."""
+
+
+def _stands(c: Candidate, search: Search) -> bool:
+    """A fit of one of the :data:`_STRICT` families or of a curve on a sloping baseline stands
+    where one of its textbook forms applies (a stretched exponential decays: exp(+b x^beta) is
+    a curve fitter), a peak on a slope where its center lies within the data's range of its
+    input (elsewhere a line and a peak's flank beyond the data fit a vapour pressure's rise at
+    1 % noise, and fail beyond it), a fitted power where it is not a logarithm
+    (:data:`_MIN_POWER_SPAN`)."""
+    seen = recognise(c.tree, search.work)
+    if seen is None:
+        return True
+    fam, j = seen
+    if fam.name not in _STRICT and "slope" not in fam.renderings[0].free:
+        return True
+    values = [float(v) for v in c.constants]
+    for r in fam.renderings:
+        try:
+            p = r.params(values)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            p = None
+        if p is None or any(isinstance(v, complex) for v in p.values()):
+            continue
+        x = search.X[:, j]
+        if "center" in p and "slope" in p:
+            return bool(np.min(x) <= p["center"] <= np.max(x))
+        power = p.get("beta", p.get("exponent"))
+        if power is not None:
+            with np.errstate(all="ignore"):
+                return bool(abs(power) * np.ptp(np.log(np.abs(x))) >= _MIN_POWER_SPAN)
+        return True
+    return False
+
+
+_MIN_POWER_SPAN = 0.1
+"""x^b varies over the data by at least this in its log (|b| times the range of log x): below,
+A x^b + d and A exp(-b x^beta) + d are a logarithm in disguise (x^b = 1 + b log x + ...: over
+x from 1e150 to 1e200, log x came back as 30890 - 82873 exp(-0.987 x^3.3e-5))."""
