@@ -15,7 +15,8 @@ from superpos.core.tree import from_string
 from superpos.symreg.candidates import Candidate
 from superpos.symreg.description import code_length, number_code, structure_code
 from superpos.symreg.pipeline import find_formula
-from superpos.symreg.selection import best_order, beyond_points, explodes, extrapolation_order, honest_order
+from superpos.symreg.selection import (_distinct, _worse_than_a_law, best_order, beyond_points, explodes,
+                                      extrapolation_order, honest_order)
 from superpos.symreg.settings import ROUND_OFF, FormulaSettings
 from superpos.symreg.status import formula_status, smooth_gain
 
@@ -135,6 +136,30 @@ def test_a_law_goes_before_an_approximation_and_a_soup_loses_to_a_similar_short_
     assert honest_order(fits, B1, X, z, 1e-10, rng)[0].size == short.size  # the knee of the front
 
 
+def test_finalists_of_distinct_error_take_one_place_per_function():
+    same = [_cand("mul(c, x1)", [2.0], 1e-3 * (1 + 1e-9 * k), k) for k in range(12)]
+    other = [_cand("mul(c, pow2(x1))", [1.0], 2e-3, 12), _cand("c", [1.0], np.inf, 13), _cand("c", [2.0], np.inf, 14)]
+    out = _distinct(same + other, 10)
+    assert [c.rank for c in out] == [0, 12, 13, 14]  # one of the twelve alike; an error that is not finite is its own
+    assert len(_distinct(same + other, 2)) == 2
+
+
+def test_a_claim_of_law_worse_than_a_law_beyond_the_noise_gives_way():
+    rng = np.random.default_rng(1)
+    X = np.linspace(0.5, 3, 200)[:, None]
+    y = 2.0 * X[:, 0] + rng.normal(0, 0.05, 200)
+    off = _cand("mul(c, x1)", [2.02], 1e-3, 0)  # first in the rule's order, 2 % off the slope
+    law = _cand("mul(c, x1)", [2.0], 1e-3, 1)
+    per_point = np.array([(y - 2.02 * X[:, 0]) ** 2, (y - 2.0 * X[:, 0]) ** 2]) / np.var(y)
+    assert _worse_than_a_law([off, law], per_point, 1e-10, lambda k: True) == {0}
+    assert _worse_than_a_law([off, law], per_point, 1e-10, lambda k: False) == set()  # the better one no law
+    assert _worse_than_a_law([off, law], per_point[:, :2], 1e-10, lambda k: True) == set()  # too few points
+    assert _worse_than_a_law([off, law], None, 1e-10, lambda k: True) == set()
+    assert honest_order([off, law], B1, X, y, 1e-10, np.random.default_rng(0), per_point=per_point)[0] is law
+    near = np.array([per_point[1] * 1.01, per_point[1]])  # 1 % worse: within the margin, not worse
+    assert _worse_than_a_law([off, law], near, 1e-10, lambda k: True) == set()
+
+
 def test_beyond_points_leave_the_data_by_a_few_percent_and_positive_inputs_stay_positive():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.uniform(1, 10, 100), rng.uniform(-1, 1, 100)])
@@ -174,8 +199,9 @@ def test_mdl_finalists_carry_their_code_length(fast):
     y = np.exp(0.7 * x[:, 0]) + rng.normal(0, 0.05, 150)
     f = find_formula(x, y, settings=replace(fast, selection="mdl"))
     coded = [c for c in f.candidates if np.isfinite(c.code_length)]
-    # the finalists: 10 under the tie rule, 10 of least error, the affine formula, 10 of the front
-    assert 2 <= len(coded) <= 31 and f.candidates[0] in coded
+    # the finalists: 10 under the tie rule, 10 of least error, 10 of distinct least error, the
+    # affine formula, 10 of the front
+    assert 2 <= len(coded) <= 41 and f.candidates[0] in coded
 
 
 def test_precision_makes_rounded_lab_data_exact(square_sin, fast):
