@@ -153,11 +153,11 @@ def positive_inputs(expr, X: np.ndarray):
 
 
 def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarray):
-    """(winner, constants, (family, input)) with the winner rewritten in its canonical tree where
-    that tree is a family's and computes the same values (:func:`~superpos.core.symbolic.from_sympy`
-    of its formula): a classic law found with a scale constant on its input,
-    a exp(b / (c + d x)) (the denominator made monic), is Antoine's vapour pressure; 9 - 9 exp(-k x) an exponential rise, written
-    with its time constant. Unchanged (and None) otherwise."""
+    """(winner, constants, (family, input)) with the winner rewritten in its canonical tree (its
+    formula, denominators made monic, read back by :func:`~superpos.core.symbolic.from_sympy`)
+    where that tree is a family's and computes the same values: a classic law found with a scale
+    constant on its input, a exp(b / (c + d x)), is Antoine's vapour pressure; 9 - 9 exp(-k x)
+    an exponential rise, written with its time constant. Unchanged (and None) otherwise."""
     from dataclasses import replace
 
     from ..core.symbolic import from_sympy

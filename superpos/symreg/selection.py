@@ -205,7 +205,9 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
     longer sum
     that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
     -d log(error) / d complexity, picked such sums: their last terms cut the error by large
-    factors for a few nodes each)."""
+    factors for a few nodes each). ``per_point``: the candidates' per-point held-out errors (rows
+    in ``cands``' order); a candidate worse than a law beyond the noise claims no law
+    (:func:`_worse_than_a_law`)."""
     from ..core.tree import evaluate
     from .edges import edge_errors, edge_splits
     from .status import formula_status, neighbourhoods
@@ -253,8 +255,9 @@ def _worse_than_a_law(cands: list[Candidate], per_point: np.ndarray | None, exac
     least mean error b beyond the noise (the paired mean difference above :data:`_WORSE`
     standard errors, 5 % of b's error and the data's precision), when b is a law: their
     residuals hold what b explains, so they are not the law however noise-like they look
-    (5 x^-1.5 exp(-x/50) at 1 % noise: a rational in sqrt(x) two nodes shorter, 19 % worse
-    held out, passed the residual tests). Empty without the per-point errors."""
+    (x1^4 + 2 x1 + x2 log|x1| at 1 % noise: the sum without its x2 term passed the residual
+    tests and came first, though worse held out beyond the noise). Empty without the per-point
+    errors."""
     if per_point is None or len(cands) < 2:
         return set()
     E = np.asarray(per_point, dtype=np.float64)
