@@ -181,7 +181,7 @@ def lognormal_starts(x, y):
 def stretched_starts(x, y):
     """d + a exp(-b x^beta) (constants d, a, -b, beta), x > 0: the plateau at large x d, the
     value at x -> 0 d + a, b from the x where y is halfway (b x_half^beta = log 2), beta 0.5-2;
-    and a Gompertz curve's starts in log x."""
+    and the first two of a Gompertz curve's starts in log x."""
     if not np.all(x > 0):
         return []
     xs, ys = _sorted_smooth(x, y)
@@ -189,7 +189,7 @@ def stretched_starts(x, y):
     first, last = float(np.mean(ys[:k])), float(np.mean(ys[-k:]))
     x_half = max(_crossing(xs, ys, (first + last) / 2), float(xs[0]), 1e-300)
     out = [np.array([last, first - last, -math.log(2) / x_half**beta, beta]) for beta in (1.0, 0.5, 2.0)]
-    return out + gompertz_starts(np.log(x), y)
+    return out + gompertz_starts(np.log(x), y)[:2]
 
 
 def power_offset_starts(x, y):
@@ -207,16 +207,16 @@ def power_offset_starts(x, y):
     return out
 
 
-def on_slope(starts):
-    """Starts of ``slope x + f(x)`` from f's: the slope of the line through the means of the first
-    and last tenth of the sorted points (a peak or an oscillation on a sloping baseline), f's
-    starts on y less that line."""
+def on_slope(starts, limit: int):
+    """Starts of ``slope x + f(x)`` from f's (the first ``limit``): the slope of the line through
+    the means of the first and last tenth of the sorted points (a peak or an oscillation on a
+    sloping baseline), f's starts on y less that line."""
     def starts_on_slope(x, y):
         xs, ys = _sorted_smooth(x, y)
         k = max(1, xs.size // 10)
         dx = float(np.mean(xs[-k:]) - np.mean(xs[:k]))
         slope = float(np.mean(ys[-k:]) - np.mean(ys[:k])) / dx if dx > 0 else 0.0
-        return [np.concatenate([[slope], s]) for s in starts(x, y - slope * x)]
+        return [np.concatenate([[slope], s]) for s in starts(x, y - slope * x)[:limit]]
 
     return starts_on_slope
 

@@ -34,7 +34,7 @@ from .curve_starts import (biexponential_starts, damped_starts, erf_starts, gaus
                            tanh_starts, voigt_starts)
 from .notation import digits_cost, plus, power, shifted, shortest, times
 
-__all__ = ["Family", "FAMILIES", "family_trees", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
+__all__ = ["Family", "FAMILIES", "family_trees", "family_starts", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
 
 
 @dataclass(frozen=True)
@@ -387,8 +387,12 @@ def _sloped(r: Rendering) -> Rendering:
 def _on_slope(fam: Family) -> Family:
     """``fam`` on a sloping baseline, slope x + f(x): a peak or an oscillation on a drift, the
     same name, one parameter more (``slope``)."""
-    return Family(fam.name, f"add(mul(c, {{x}}), {fam.template})", on_slope(fam.starts),
+    return Family(fam.name, f"add(mul(c, {{x}}), {fam.template})", on_slope(fam.starts, _SLOPED_STARTS),
                   tuple(_sloped(r) for r in fam.renderings))
+
+
+_SLOPED_STARTS = 2
+"""A curve on a sloping baseline takes the first this many of its base curve's starts."""
 
 
 _PEAK = "mul(c, exp(mul(c, pow2(add({x}, c)))))"
@@ -487,6 +491,11 @@ NEEDS = ("add", "mul", "div", "exp", "log", "pow2", "cos", "tanh", "erf")
 def family_trees(X: np.ndarray, y: np.ndarray, basis, max_inputs: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
     """(tree, start) for every family and start, on each of the first ``max_inputs`` inputs of X
     that vary; a family whose functions the basis lacks is left out."""
+    return [(t, s) for t, s, _, _ in family_starts(X, y, basis, max_inputs)]
+
+
+def family_starts(X: np.ndarray, y: np.ndarray, basis, max_inputs: int = 3) -> list[tuple]:
+    """(tree, start, family, input index) as :func:`family_trees` gives (tree, start)."""
     from ..core.tree import from_string
     from ..exceptions import NotRepresentable, SuperposError
 
@@ -505,7 +514,7 @@ def family_trees(X: np.ndarray, y: np.ndarray, basis, max_inputs: int = 3) -> li
                     starts = [s for s in fam.starts(x, y) if np.all(np.isfinite(s))]
             except (ArithmeticError, ValueError):
                 starts = []
-            out += [(tree, s) for s in starts]
+            out += [(tree, s, fam, j) for s in starts]
     return out
 
 

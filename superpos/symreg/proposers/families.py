@@ -8,7 +8,7 @@ import numpy as np
 
 from ..candidates import Candidate
 from ..engine import Search
-from ..families import NEEDS, family_trees, recognise
+from ..families import NEEDS, family_starts
 
 __all__ = ["FamiliesProposer"]
 
@@ -22,24 +22,24 @@ class FamiliesProposer:
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
-        found = family_trees(p.X[p.fit], p.y[p.fit], search.work)
-        fits = search.fit([t for t, _ in found], search.work, self.name, starts=[s for _, s in found],
+        found = family_starts(p.X[p.fit], p.y[p.fit], search.work)
+        of = {np.asarray(t, dtype=np.int64).tobytes(): (fam, j) for t, _, fam, j in found}
+        fits = search.fit([t for t, _, _, _ in found], search.work, self.name, starts=[s for _, s, _, _ in found],
                           scores=search.floor(pool), first_rank=len(pool), full=True)
-        return [c for c in fits if _stands(c, search)]
+        return [c for c in fits if _stands(c, of.get(np.asarray(c.tree, dtype=np.int64).tobytes()), search)]
 
 
 _STRICT = ("lognormal", "stretched_exponential", "power_offset", "biexponential")
 """Families whose fits stand only in a textbook form (below)."""
 
 
-def _stands(c: Candidate, search: Search) -> bool:
+def _stands(c: Candidate, seen, search: Search) -> bool:
     """A fit of one of the :data:`_STRICT` families or of a curve on a sloping baseline stands
     where one of its textbook forms applies (a stretched exponential decays: exp(+b x^beta) is
     a curve fitter), a peak on a slope where its center lies within the data's range of its
     input (elsewhere a line and a peak's flank beyond the data fit a vapour pressure's rise at
     1 % noise, and fail beyond it), a fitted power where it is not a logarithm
-    (:data:`_MIN_POWER_SPAN`)."""
-    seen = recognise(c.tree, search.work)
+    (:data:`_MIN_POWER_SPAN`). ``seen``: the candidate's (family, input index)."""
     if seen is None:
         return True
     fam, j = seen
