@@ -17,8 +17,9 @@ damped oscillation also on a sloping baseline (+ slope x: a line on a drift).
 A family's tree is written with free constants only (no fixed numbers: a fitted 1 beside a
 fitted scale would be one constant too many), so that every constant is identified; its
 textbook forms are renderings of the same function, with parameters computed from the tree's
-constants: the form whose parameters are the shortest numbers is shown (a logistic of the year
-with midpoint 1950 as L/(1 + exp(-k (x - 1950))), a culture's as L/(1 + 99 exp(-k x))).
+constants (:mod:`.forms`): the form whose parameters are the shortest numbers is shown (a
+logistic of the year with midpoint 1950 as L/(1 + exp(-k (x - 1950))), a culture's as
+L/(1 + 99 exp(-k x))).
 """
 from __future__ import annotations
 
@@ -28,11 +29,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.constants import pi_multiple
+from . import forms
 from .curve_starts import (biexponential_starts, damped_starts, erf_starts, gaussian_starts, gompertz_starts, hill_starts, lognormal_starts,
                            lorentzian_starts, on_slope, power_offset_starts, richards_starts, stretched_starts,
                            tanh_starts, voigt_starts)
-from .notation import digits_cost, plus, power, shifted, shortest, times
+from .notation import digits_cost, shortest, times
 
 __all__ = ["Family", "FAMILIES", "family_trees", "family_starts", "fitted_families", "recognise", "textbook", "shortest", "digits_cost"]
 
@@ -60,314 +61,6 @@ class Family:
     template: str
     starts: Callable[[np.ndarray, np.ndarray], list[np.ndarray]]
     renderings: tuple
-
-
-# ------------------------------------------------------------------ textbook forms
-
-def _gaussian_params(c):
-    d, a, q, m = c
-    return None if q >= 0 else {"amplitude": a, "center": -m, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
-
-
-def _gaussian_text(p, x):
-    return plus(times(p["amplitude"], f"exp(-{shifted(x, p['center'])}**2/(2*{shortest(p['sigma'])}**2))"),
-                 p["offset"])
-
-
-def _gaussian_width_params(c):
-    d, a, q, m = c
-    return None if q >= 0 else {"amplitude": a, "center": -m, "width": math.sqrt(-1 / q), "offset": d}
-
-
-def _gaussian_width_text(p, x):
-    """A exp(-((x - c)/w)^2) + d, w = sigma sqrt(2): a Gaussian decay (of a spin echo, a beam's profile)."""
-    u = shifted(x, p["center"])
-    u = u[1:-1] if u.startswith("(") else u
-    return plus(times(p["amplitude"], f"exp(-(({u})/{shortest(p['width'])})**2)"), p["offset"])
-
-
-def _exponential_params(c):
-    d, a, nk = c if len(c) == 3 else (0.0, *c)
-    return {"A": a, "k": -nk, "offset": d}
-
-
-def _exponential_text(p, x):
-    return plus(times(p["A"], f"exp({times(-p['k'], x)})"), p["offset"])
-
-
-def _exponential_tau_params(c):
-    d, a, nk = c if len(c) == 3 else (0.0, *c)
-    return None if nk == 0 else {"A": a, "tau": -1 / nk, "offset": d}
-
-
-def _exponential_tau_text(p, x):
-    tau = p["tau"]
-    return plus(times(p["A"], f"exp(-{x}/{shortest(tau)})" if tau > 0 else f"exp({x}/{shortest(-tau)})"), p["offset"])
-
-
-def _antoine_params(c):
-    """10^(A - B/(C + x)) from the tree's a exp(b / (x + m)): A = log10 a, B = -b / ln 10, C = m."""
-    a, b, m = c
-    return None if a <= 0 else {"A": math.log10(a), "B": -b / math.log(10), "C": m}
-
-
-def _antoine_text(p, x):
-    return f"10**({shortest(p['A'])} - {shortest(p['B'])}/({x} + {shortest(p['C'])}))".replace("+ -", "- ").replace("- -", "+ ")
-
-
-def _lorentzian_params(c):
-    d, a, g, m = c
-    return None if g <= 0 else {"amplitude": a / g, "center": -m, "gamma": math.sqrt(g), "offset": d}
-
-
-def _lorentzian_text(p, x):
-    return plus(f"{shortest(p['amplitude'])}/(1 + {shifted(x, p['center'])}**2/{shortest(p['gamma'])}**2)",
-                 p["offset"])
-
-
-def _lorentzian_raw_params(c):
-    d, a, g, m = c
-    return {"a": a, "g": g, "center": -m, "offset": d}
-
-
-def _lorentzian_raw_text(p, x):
-    return plus(f"{shortest(p['a'])}/({shifted(x, p['center'])}**2 + {shortest(p['g'])})".replace("+ -", "- "),
-                 p["offset"])
-
-
-def _voigt_params(c):
-    d, a, g, m1, b, q, m2 = c
-    if g <= 0 or q >= 0:
-        return None
-    return {"lorentz_amplitude": a / g, "lorentz_center": -m1, "gamma": math.sqrt(g),
-            "gauss_amplitude": b, "gauss_center": -m2, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
-
-
-def _voigt_text(p, x):
-    lor = f"{shortest(p['lorentz_amplitude'])}/(1 + {shifted(x, p['lorentz_center'])}**2/{shortest(p['gamma'])}**2)"
-    gau = times(p["gauss_amplitude"], f"exp(-{shifted(x, p['gauss_center'])}**2/(2*{shortest(p['sigma'])}**2))")
-    return plus(f"{lor} + {gau}".replace("+ -", "- "), p["offset"])
-
-
-def _odd(c):
-    """(d, a, k, m) of d + a f(k (x + m)) for an odd f, with k > 0 (f(-u) = -f(u))."""
-    d, a, k, m = c
-    return (d, -a, -k, m) if k < 0 else (d, a, k, m)
-
-
-def _logistic_params(c):
-    d, a, k, m = _odd(c)
-    return {"L": 2 * a, "k": 2 * k, "x0": -m, "offset": d - a}
-
-
-def _logistic_text(p, x):
-    return plus(f"{shortest(p['L'])}/(1 + exp({times(-p['k'], shifted(x, p['x0']))}))", p["offset"])
-
-
-def _logistic_b_params(c):
-    d, a, k, m = _odd(c)
-    if abs(2 * k * m) > 700:
-        return None
-    return {"L": 2 * a, "B": math.exp(-2 * k * m), "k": 2 * k, "offset": d - a}
-
-
-def _logistic_b_text(p, x):
-    return plus(f"{shortest(p['L'])}/(1 + {times(p['B'], 'exp(' + times(-p['k'], x) + ')')})", p["offset"])
-
-
-def _tanh_params(c):
-    d, a, k, m = _odd(c)
-    return {"amplitude": a, "k": k, "x0": -m, "offset": d}
-
-
-def _tanh_text(p, x):
-    return plus(times(p["amplitude"], f"tanh({times(p['k'], shifted(x, p['x0']))})"), p["offset"])
-
-
-def _erf_params(c):
-    d, a, k, m = _odd(c)
-    return {"amplitude": a, "center": -m, "sigma": 1 / (math.sqrt(2) * abs(k)) if k else math.inf, "k": k,
-            "offset": d}
-
-
-def _erf_text(p, x):
-    return plus(times(p["amplitude"], f"erf({times(p['k'], shifted(x, p['center']))})"), p["offset"])
-
-
-def _gompertz_params(c):
-    d, a, nb, nk = c
-    return {"A": a, "b": -nb, "k": -nk, "offset": d}
-
-
-def _gompertz_text(p, x):
-    return plus(times(p["A"], f"exp({times(-p['b'], 'exp(' + times(-p['k'], x) + ')')})"), p["offset"])
-
-
-def _richards_params(c):
-    d, a, pw, b, q = c
-    if b <= 0 or pw == 0:
-        return None
-    return {"L": a * b**pw, "nu": -1 / pw, "B": 1 / b, "k": -q, "offset": d}
-
-
-def _richards_text(p, x):
-    inner = f"(1 + {times(p['B'], 'exp(' + times(-p['k'], x) + ')')})"
-    return plus(times(p["L"], power(inner, -1 / p["nu"])), p["offset"])
-
-
-def _richards_x0_params(c):
-    d, a, pw, b, q = c
-    if b <= 0 or pw == 0 or q == 0 or (-1 / pw) <= 0:
-        return None
-    nu = -1 / pw
-    return {"L": a * b**pw, "nu": nu, "k": -q, "x0": math.log(1 / (b * nu)) / -q, "offset": d}
-
-
-def _richards_x0_text(p, x):
-    inner = f"(1 + {times(p['nu'], 'exp(' + times(-p['k'], shifted(x, p['x0'])) + ')')})"
-    return plus(f"{shortest(p['L'])}/{power(inner, 1 / p['nu'])}", p["offset"])
-
-
-def _hill_params(c):
-    d, a, g, n = c
-    if g == 0:
-        return None
-    return {"top": -a / g, "bottom": d + a / g, "K": g, "n": n}
-
-
-def _hill_text(p, x):
-    xn = power(x, p["n"])
-    return plus(times(p["top"], f"{xn}/({shortest(p['K'])} + {xn})"), p["bottom"])
-
-
-def _hill_ec50_params(c):
-    d, a, g, n = c
-    if g <= 0 or n == 0:
-        return None
-    return {"top": -a / g, "bottom": d + a / g, "ec50": g ** (1 / n), "n": n}
-
-
-def _hill_ec50_text(p, x):
-    xn = power(x, p["n"])
-    return plus(times(p["top"], f"{xn}/({power(shortest(p['ec50']), p['n'])} + {xn})"), p["bottom"])
-
-
-def _four_pl_params(c):
-    d, a, g, n = c
-    return None if g == 0 else {"bottom": d, "span": a / g, "b": 1 / g, "n": n}
-
-
-def _four_pl_text(p, x):
-    return plus(f"{shortest(p['span'])}/(1 + {times(p['b'], power(x, p['n']))})", p["bottom"])
-
-
-def _damped_params(c, positive: bool = True):
-    d, a, ng, w, ph = c
-    if w < 0:  # cos(-u) = cos(u)
-        w, ph = -w, -ph
-    if a < 0 and positive:  # -cos(u) = cos(u + pi)
-        a, ph = -a, ph + math.pi
-    ph = ph - 2 * math.pi * round(ph / (2 * math.pi))
-    return {"A": a, "gamma": -ng, "omega": w, "phase": ph, "offset": d}
-
-
-def _damped_signed_params(c):
-    return _damped_params(c, positive=False)
-
-
-def _damped_text(p, x, wave: str = "cos"):
-    decay = f"exp({times(-p['gamma'], x)})*" if shortest(p["gamma"]) != "0" else ""
-    wx = times(p["omega"], x)
-    ph = pi_multiple(p["phase"], 1e-9) if p["phase"] else None
-    phase = plus(wx, p["phase"]) if ph is None else f"{wx} - {-ph}" if ph.could_extract_minus_sign() else f"{wx} + {ph}"
-    return plus(times(p["A"], f"{decay}{wave}({phase})"), p["offset"])
-
-
-def _damped_sin_params(c):
-    """The damped oscillation with a sine, A e^(-g x) sin(w x + p) + d: the cosine's phase plus pi/2."""
-    p = _damped_params(c)
-    ph = p["phase"] + math.pi / 2
-    return {**p, "phase": ph - 2 * math.pi * round(ph / (2 * math.pi))}
-
-
-def _damped_sin_text(p, x):
-    return _damped_text(p, x, "sin")
-
-
-def _lognormal_params(c):
-    """A/x exp(-(log x - mu)^2 / (2 sigma^2)) + d from the tree's d + a exp(q (log x + m)^2): the
-    1/x is the square completed, mu = -m + sigma^2, A = a exp(mu - sigma^2 / 2)."""
-    d, a, q, m = c
-    if q >= 0:
-        return None
-    s2 = -1 / (2 * q)
-    mu = -m + s2
-    if abs(mu - s2 / 2) > 700:
-        return None
-    return {"amplitude": a * math.exp(mu - s2 / 2), "mu": mu, "sigma": math.sqrt(s2), "offset": d}
-
-
-def _lognormal_text(p, x):
-    body = f"exp(-{shifted('log(' + x + ')', p['mu'])}**2/(2*{shortest(p['sigma'])}**2))/{x}"
-    return plus(times(p["amplitude"], body), p["offset"])
-
-
-def _lognormal_inverse(p):
-    s2 = p["sigma"] ** 2
-    return [p["offset"], p["amplitude"] * math.exp(-p["mu"] + s2 / 2), -1 / (2 * s2), -(p["mu"] - s2)]
-
-
-def _log_gaussian_params(c):
-    d, a, q, m = c
-    return None if q >= 0 else {"amplitude": a, "mu": -m, "sigma": math.sqrt(-1 / (2 * q)), "offset": d}
-
-
-def _log_gaussian_text(p, x):
-    return plus(times(p["amplitude"], f"exp(-{shifted('log(' + x + ')', p['mu'])}**2/(2*{shortest(p['sigma'])}**2))"),
-                p["offset"])
-
-
-def _stretched_params(c):
-    """A exp(-(x/tau)^beta) + d from the tree's d + a exp(nb x^beta): tau = (-nb)^(-1/beta)."""
-    d, a, nb, beta = c
-    if nb >= 0 or beta == 0:
-        return None
-    return {"A": a, "tau": (-nb) ** (-1 / beta), "beta": beta, "offset": d}
-
-
-def _stretched_text(p, x):
-    return plus(times(p["A"], f"exp(-{power('(' + x + '/' + shortest(p['tau']) + ')', p['beta'])})"), p["offset"])
-
-
-def _stretched_b_params(c):
-    d, a, nb, beta = c
-    return None if nb >= 0 else {"A": a, "b": -nb, "beta": beta, "offset": d}
-
-
-def _stretched_b_text(p, x):
-    return plus(times(p["A"], f"exp({times(-p['b'], power(x, p['beta']))})"), p["offset"])
-
-
-def _power_offset_params(c):
-    d, a, b = c
-    return {"A": a, "exponent": b, "offset": d}
-
-
-def _power_offset_text(p, x):
-    return plus(times(p["A"], power(x, p["exponent"])), p["offset"])
-
-
-def _biexponential_params(c):
-    """A1 exp(-k1 x) + A2 exp(-k2 x), the fast phase first (k1 > k2)."""
-    a1, n1, a2, n2 = c
-    if -n1 < -n2:
-        a1, n1, a2, n2 = a2, n2, a1, n1
-    return {"A1": a1, "k1": -n1, "A2": a2, "k2": -n2}
-
-
-def _biexponential_text(p, x):
-    return f"{times(p['A1'], 'exp(' + times(-p['k1'], x) + ')')} + {times(p['A2'], 'exp(' + times(-p['k2'], x) + ')')}" \
-        .replace("+ -", "- ")
 
 
 def _sloped(r: Rendering) -> Rendering:
@@ -402,84 +95,84 @@ _DAMPED = (("A", "gamma", "omega", "phase", "offset"),
 _DAMPED_SIN = (_DAMPED[0], lambda p: [p["offset"], p["A"], -p["gamma"], p["omega"], p["phase"] - math.pi / 2])
 FAMILIES = (
     Family("gaussian", f"add(c, {_PEAK})", gaussian_starts,
-           (Rendering(_gaussian_params, _gaussian_text, ("amplitude", "center", "sigma", "offset"),
+           (Rendering(forms.gaussian_params, forms.gaussian_text, ("amplitude", "center", "sigma", "offset"),
                       lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["center"]]),
-            Rendering(_gaussian_width_params, _gaussian_width_text, ("amplitude", "center", "width", "offset"),
+            Rendering(forms.gaussian_width_params, forms.gaussian_width_text, ("amplitude", "center", "width", "offset"),
                       lambda p: [p["offset"], p["amplitude"], -1 / p["width"] ** 2, -p["center"]]))),
     Family("lorentzian", f"add(c, {_LORENTZ})", lorentzian_starts,
-           (Rendering(_lorentzian_params, _lorentzian_text, ("amplitude", "center", "gamma", "offset"),
+           (Rendering(forms.lorentzian_params, forms.lorentzian_text, ("amplitude", "center", "gamma", "offset"),
                       lambda p: [p["offset"], p["amplitude"] * p["gamma"] ** 2, p["gamma"] ** 2, -p["center"]]),
-            Rendering(_lorentzian_raw_params, _lorentzian_raw_text, ("a", "g", "center", "offset"),
+            Rendering(forms.lorentzian_raw_params, forms.lorentzian_raw_text, ("a", "g", "center", "offset"),
                       lambda p: [p["offset"], p["a"], p["g"], -p["center"]]))),
     Family("pseudo_voigt", f"add(c, add({_LORENTZ}, {_PEAK}))", voigt_starts,
-           (Rendering(_voigt_params, _voigt_text, ("lorentz_amplitude", "lorentz_center", "gamma", "gauss_amplitude",
+           (Rendering(forms.voigt_params, forms.voigt_text, ("lorentz_amplitude", "lorentz_center", "gamma", "gauss_amplitude",
                                                    "gauss_center", "sigma", "offset"),
                       lambda p: [p["offset"], p["lorentz_amplitude"] * p["gamma"] ** 2, p["gamma"] ** 2,
                                  -p["lorentz_center"], p["gauss_amplitude"], -1 / (2 * p["sigma"] ** 2),
                                  -p["gauss_center"]]),)),
     Family("logistic", "add(c, mul(c, tanh(mul(c, add({x}, c)))))", tanh_starts,
-           (Rendering(_logistic_params, _logistic_text, ("L", "k", "x0", "offset"),
+           (Rendering(forms.logistic_params, forms.logistic_text, ("L", "k", "x0", "offset"),
                       lambda p: [p["offset"] + p["L"] / 2, p["L"] / 2, p["k"] / 2, -p["x0"]]),
-            Rendering(_logistic_b_params, _logistic_b_text, ("L", "B", "k", "offset"),
+            Rendering(forms.logistic_b_params, forms.logistic_b_text, ("L", "B", "k", "offset"),
                       lambda p: [p["offset"] + p["L"] / 2, p["L"] / 2, p["k"] / 2, -math.log(p["B"]) / p["k"]]),
-            Rendering(_tanh_params, _tanh_text, ("amplitude", "k", "x0", "offset"),
+            Rendering(forms.tanh_params, forms.tanh_text, ("amplitude", "k", "x0", "offset"),
                       lambda p: [p["offset"], p["amplitude"], p["k"], -p["x0"]]))),
     Family("erf_step", "add(c, mul(c, erf(mul(c, add({x}, c)))))", erf_starts,
-           (Rendering(_erf_params, _erf_text, ("amplitude", "center", "k", "offset"),
+           (Rendering(forms.erf_params, forms.erf_text, ("amplitude", "center", "k", "offset"),
                       lambda p: [p["offset"], p["amplitude"], p["k"], -p["center"]]),)),
     Family("gompertz", "add(c, mul(c, exp(mul(c, exp(mul(c, {x}))))))", gompertz_starts,
-           (Rendering(_gompertz_params, _gompertz_text, ("A", "b", "k", "offset"),
+           (Rendering(forms.gompertz_params, forms.gompertz_text, ("A", "b", "k", "offset"),
                       lambda p: [p["offset"], p["A"], -p["b"], -p["k"]]),)),
     Family("richards", "add(c, mul(c, exp(mul(c, log(add(c, exp(mul(c, {x}))))))))", richards_starts,
-           (Rendering(_richards_params, _richards_text, ("L", "nu", "B", "k", "offset"),
+           (Rendering(forms.richards_params, forms.richards_text, ("L", "nu", "B", "k", "offset"),
                       lambda p: [p["offset"], p["L"] / (1 / p["B"]) ** (-1 / p["nu"]), -1 / p["nu"], 1 / p["B"],
                                  -p["k"]]),
-            Rendering(_richards_x0_params, _richards_x0_text, ("L", "nu", "k", "x0", "offset"),
+            Rendering(forms.richards_x0_params, forms.richards_x0_text, ("L", "nu", "k", "x0", "offset"),
                       lambda p: [p["offset"], p["L"] / (math.exp(-p["k"] * p["x0"]) / p["nu"]) ** (-1 / p["nu"]),
                                  -1 / p["nu"], math.exp(-p["k"] * p["x0"]) / p["nu"], -p["k"]]))),
     Family("hill", "add(c, div(c, add(c, exp(mul(c, log({x}))))))", hill_starts,
-           (Rendering(_hill_params, _hill_text, ("top", "bottom", "K", "n"),
+           (Rendering(forms.hill_params, forms.hill_text, ("top", "bottom", "K", "n"),
                       lambda p: [p["bottom"] + p["top"], -p["top"] * p["K"], p["K"], p["n"]]),
-            Rendering(_hill_ec50_params, _hill_ec50_text, ("top", "bottom", "ec50", "n"),
+            Rendering(forms.hill_ec50_params, forms.hill_ec50_text, ("top", "bottom", "ec50", "n"),
                       lambda p: [p["bottom"] + p["top"], -p["top"] * p["ec50"] ** p["n"], p["ec50"] ** p["n"], p["n"]]),
-            Rendering(_four_pl_params, _four_pl_text, ("bottom", "span", "b", "n"),
+            Rendering(forms.four_pl_params, forms.four_pl_text, ("bottom", "span", "b", "n"),
                       lambda p: [p["bottom"], p["span"] / p["b"], 1 / p["b"], p["n"]]))),
     Family("lognormal", "add(c, mul(c, exp(mul(c, pow2(add(log({x}), c))))))", lognormal_starts,
-           (Rendering(_lognormal_params, _lognormal_text, ("amplitude", "mu", "sigma", "offset"), _lognormal_inverse),
-            Rendering(_log_gaussian_params, _log_gaussian_text, ("amplitude", "mu", "sigma", "offset"),
+           (Rendering(forms.lognormal_params, forms.lognormal_text, ("amplitude", "mu", "sigma", "offset"), forms.lognormal_inverse),
+            Rendering(forms.log_gaussian_params, forms.log_gaussian_text, ("amplitude", "mu", "sigma", "offset"),
                       lambda p: [p["offset"], p["amplitude"], -1 / (2 * p["sigma"] ** 2), -p["mu"]]))),
     Family("stretched_exponential", "add(c, mul(c, exp(mul(c, exp(mul(c, log({x})))))))", stretched_starts,
-           (Rendering(_stretched_params, _stretched_text, ("A", "tau", "beta", "offset"),
+           (Rendering(forms.stretched_params, forms.stretched_text, ("A", "tau", "beta", "offset"),
                       lambda p: [p["offset"], p["A"], -p["tau"] ** -p["beta"], p["beta"]]),
-            Rendering(_stretched_b_params, _stretched_b_text, ("A", "b", "beta", "offset"),
+            Rendering(forms.stretched_b_params, forms.stretched_b_text, ("A", "b", "beta", "offset"),
                       lambda p: [p["offset"], p["A"], -p["b"], p["beta"]]))),
     # exponential decay and rise and Antoine's vapour pressure are classic laws (:mod:`.laws`,
     # which proposes them: no starts here); as families they are written in their textbook forms
     Family("exponential", "add(c, mul(c, exp(mul(c, {x}))))", lambda x, y: [],
-           (Rendering(_exponential_params, _exponential_text, ("A", "k", "offset"),
+           (Rendering(forms.exponential_params, forms.exponential_text, ("A", "k", "offset"),
                       lambda p: [p["offset"], p["A"], -p["k"]]),
-            Rendering(_exponential_tau_params, _exponential_tau_text, ("A", "tau", "offset"),
+            Rendering(forms.exponential_tau_params, forms.exponential_tau_text, ("A", "tau", "offset"),
                       lambda p: [p["offset"], p["A"], -1 / p["tau"]]))),
     Family("exponential", "mul(c, exp(mul(c, {x})))", lambda x, y: [],
-           (Rendering(_exponential_params, _exponential_text, ("A", "k"), lambda p: [p["A"], -p["k"]]),
-            Rendering(_exponential_tau_params, _exponential_tau_text, ("A", "tau"), lambda p: [p["A"], -1 / p["tau"]]))),
+           (Rendering(forms.exponential_params, forms.exponential_text, ("A", "k"), lambda p: [p["A"], -p["k"]]),
+            Rendering(forms.exponential_tau_params, forms.exponential_tau_text, ("A", "tau"), lambda p: [p["A"], -1 / p["tau"]]))),
     Family("exponential", "sub(c, mul(c, exp(mul(c, {x}))))", lambda x, y: [],  # a rise, as sympy writes it
-           (Rendering(lambda c: _exponential_params([c[0], -c[1], c[2]]), _exponential_text, ("A", "k", "offset"),
+           (Rendering(lambda c: forms.exponential_params([c[0], -c[1], c[2]]), forms.exponential_text, ("A", "k", "offset"),
                       lambda p: [p["offset"], -p["A"], -p["k"]]),
-            Rendering(lambda c: _exponential_tau_params([c[0], -c[1], c[2]]), _exponential_tau_text, ("A", "tau", "offset"),
+            Rendering(lambda c: forms.exponential_tau_params([c[0], -c[1], c[2]]), forms.exponential_tau_text, ("A", "tau", "offset"),
                       lambda p: [p["offset"], -p["A"], -1 / p["tau"]]))),
     Family("antoine", "mul(c, exp(div(c, add(c, {x}))))", lambda x, y: [],
-           (Rendering(_antoine_params, _antoine_text, ("A", "B", "C"),
+           (Rendering(forms.antoine_params, forms.antoine_text, ("A", "B", "C"),
                       lambda p: [10 ** p["A"], -p["B"] * math.log(10), p["C"]]),)),
     Family("biexponential", "add(mul(c, exp(mul(c, {x}))), mul(c, exp(mul(c, {x}))))", biexponential_starts,
-           (Rendering(_biexponential_params, _biexponential_text, ("A1", "k1", "A2", "k2"),
+           (Rendering(forms.biexponential_params, forms.biexponential_text, ("A1", "k1", "A2", "k2"),
                       lambda p: [p["A1"], -p["k1"], p["A2"], -p["k2"]]),)),
     Family("power_offset", "add(c, mul(c, exp(mul(c, log({x})))))", power_offset_starts,
-           (Rendering(_power_offset_params, _power_offset_text, ("A", "exponent", "offset"),
+           (Rendering(forms.power_offset_params, forms.power_offset_text, ("A", "exponent", "offset"),
                       lambda p: [p["offset"], p["A"], p["exponent"]]),)),
     Family("damped_oscillation", "add(c, mul(mul(c, exp(mul(c, {x}))), cos(add(mul(c, {x}), c))))", damped_starts,
-           (Rendering(_damped_params, _damped_text, *_DAMPED), Rendering(_damped_signed_params, _damped_text, *_DAMPED),
-            Rendering(_damped_sin_params, _damped_sin_text, *_DAMPED_SIN))),
+           (Rendering(forms.damped_params, forms.damped_text, *_DAMPED), Rendering(forms.damped_signed_params, forms.damped_text, *_DAMPED),
+            Rendering(forms.damped_sin_params, forms.damped_sin_text, *_DAMPED_SIN))),
 )
 FAMILIES = FAMILIES + tuple(_on_slope(f) for f in FAMILIES if f.name in ("gaussian", "lorentzian", "damped_oscillation"))
 """The families, in the order they are proposed (the peaks and the damped oscillation also on a

@@ -3,7 +3,9 @@
 The validation error decides; errors within a tolerance of the best count as a tie, and a
 tie goes to the simpler tree (nodes plus free constants), then the more likely one. The
 finalists are ranked again by cross-validation over all the points, where ties are judged on
-the per-point differences of the held-out errors (:func:`paired_order`).
+the per-point differences of the held-out errors (:func:`paired_order`). What the finalists do
+beyond the data (plausibility at probe points, extrapolation as evidence) is
+:mod:`.plausibility`'s, re-exported here.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 
 from .candidates import Candidate, Points
 from .edges import EDGE_FLOOR, edge_floor
+from .plausibility import beyond_points, explodes, extrapolation_order, plausible, probe_points
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
@@ -367,91 +370,3 @@ def mdl_order(cands: list[Candidate], basis, points: Points, cv_loss: np.ndarray
     ties = tie_keys(out)
     order = sorted(range(len(out)), key=lambda k: (totals[k], *ties[k]))
     return out, order
-
-
-_BEYOND = 0.075
-"""Probe points lie up to this share of each input's range beyond it (in log space for positive inputs)."""
-
-
-def beyond_points(X: np.ndarray, rng: np.random.Generator, n: int = 200) -> np.ndarray:
-    """Up to ``n`` points just beyond the data: rows of X with one input moved up to
-    :data:`_BEYOND` of its range past its least or largest value (in log space where the input
-    is positive), the other inputs as they were (their correlations kept)."""
-    m = X.shape[1]
-    rows = X[rng.integers(0, X.shape[0], n)].copy()
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    pos = lo > 0
-    for i in range(n):
-        j = int(rng.integers(m))
-        t = float(rng.uniform(0.0, _BEYOND))
-        up = bool(rng.integers(2))
-        if pos[j]:
-            w = np.log(hi[j] / lo[j])
-            rows[i, j] = hi[j] * np.exp(t * w) if up else lo[j] * np.exp(-t * w)
-        else:
-            w = hi[j] - lo[j]
-            rows[i, j] = hi[j] + t * w if up else lo[j] - t * w
-    return rows
-
-
-def explodes(c: Candidate, basis, probes: np.ndarray, y: np.ndarray) -> bool:
-    """Whether the candidate's values at ``probes`` leave [min y - r, max y + r] (r the range
-    of y) or are infinite; NaN (undefined beyond the domain: asin, a root of a difference) is not
-    exploding."""
-    from ..core.tree import evaluate
-
-    lo, hi = float(np.min(y)), float(np.max(y))
-    r = hi - lo
-    with np.errstate(all="ignore"):
-        v = evaluate(c.tree, basis, probes, c.constants)
-    v = v[~np.isnan(v)]
-    return bool(np.any(np.isinf(v)) or np.any(v < lo - r) or np.any(v > hi + r))
-
-
-def extrapolation_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                        rng: np.random.Generator, rtol: float = 0.1) -> list[Candidate]:
-    """Extrapolation as evidence: when the first candidate is not exact and explodes just beyond
-    the data (:func:`explodes` at :func:`beyond_points`), the first one after it whose error the
-    data cannot tell from its own (within the relative tie tolerance ``rtol``) and that stays
-    inside goes first. A law with a true pole just beyond the range (II.11.27's 1 / (1 - n a / 3))
-    keeps its place against a shorter formula that fits measurably worse."""
-    if not cands or cands[0].nmse_validation < exact_below or not np.isfinite(cands[0].nmse_validation):
-        return cands
-    probes = beyond_points(X, rng)
-    if not explodes(cands[0], basis, probes, y):
-        return cands
-    e0 = cands[0].nmse_validation
-    for k, c in enumerate(cands[1:], start=1):
-        if c.nmse_validation <= e0 * (1.0 + rtol) + 1e-10 and not explodes(c, basis, probes, y):
-            return [c] + cands[:k] + cands[k + 1:]
-    return cands
-
-
-def probe_points(X: np.ndarray, max_points: int = 500) -> np.ndarray:
-    """The points where :func:`plausible` looks: (up to ``max_points`` of) the data points and
-    3 points inside the segment from each to its nearest neighbour (inputs scaled to their
-    ranges; not the whole bounding box, where correlated inputs may put a true pole)."""
-    n = X.shape[0]
-    idx = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(np.int64)
-    Z = X[idx]
-    width = np.ptp(Z, axis=0)
-    U = Z / np.where(width > 0, width, 1.0)
-    d = ((U[:, None, :] - U[None, :, :]) ** 2).sum(axis=2)
-    np.fill_diagonal(d, np.inf)
-    nearest = d.argmin(axis=1)
-    t = np.array([0.25, 0.5, 0.75])[:, None, None]
-    mids = (Z[None, :, :] * (1 - t) + Z[nearest][None, :, :] * t).reshape(-1, X.shape[1])
-    return np.vstack([Z, mids])
-
-
-def plausible(tree, basis, constants, X: np.ndarray, y: np.ndarray, probes: np.ndarray | None = None) -> bool:
-    """No absurd formula: finite at :func:`probe_points` of X (pass ``probes`` to reuse them
-    across candidates) and within twice the target's range around it there,
-    [min y - R/2, max y + R/2] with R = max y - min y."""
-    from ..core.tree import evaluate
-
-    lo, hi = float(np.min(y)), float(np.max(y))
-    half = 0.5 * (hi - lo)
-    with np.errstate(all="ignore"):
-        v = evaluate(tree, basis, probe_points(X) if probes is None else probes, constants)
-    return bool(np.all(np.isfinite(v)) and np.all(v >= lo - half) and np.all(v <= hi + half))
