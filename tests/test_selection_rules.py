@@ -14,6 +14,7 @@ from superpos.core.basis import Basis
 from superpos.core.tree import from_string
 from superpos.symreg.candidates import Candidate
 from superpos.symreg.description import code_length, number_code, structure_code
+from superpos.symreg.laws import law_basis
 from superpos.symreg.pipeline import find_formula
 from superpos.symreg.selection import (_distinct, _worse_than_a_law, best_order, beyond_points, explodes,
                                       extrapolation_order, honest_order)
@@ -219,16 +220,22 @@ def test_precision_makes_rounded_lab_data_exact(square_sin, fast):
     assert FormulaSettings().exact_threshold(y) == ROUND_OFF
 
 
-def test_a_fitted_power_counts_as_one_unary():
-    """exp(a log|x|) is |x|^a: one unary and its constant, so a power law over three inputs
-    is no longer than a look-alike such as c / sin(c x2 x3 / x1)."""
+def test_a_fitted_power_counts_as_a_product_with_a_constant():
+    """exp(a log|x|) is |x|^a: it counts as c x does (3), not as its five nodes and constant,
+    nor less than c x: a Weibull sigmoid c0 + c1 exp(c2 x^c3) is as long as the logistic
+    c0 + c1 tanh(c2 x + c3) of the same four constants (it was one shorter and won at noise)."""
     B3 = Basis.default(3)
     names = tuple(B3.to_list())
     power = "mul(c, mul(exp(mul(c, log(x1))), mul(exp(mul(c, log(x2))), exp(mul(c, log(x3))))))"
     p = Candidate(from_string(power, B3), names, -5.0, 0, np.ones(4), 0.1, 0.1, "powers")
-    assert p.complexity == p.tree.size + 4 - 3 * 3
-    look_alike = Candidate(from_string("div(c, sin(mul(c, mul(x2, div(x3, x1)))))", B3), names, -5.0, 0, np.ones(2),
-                           0.1, 0.1, "search")
-    assert p.complexity <= look_alike.complexity + 4
+    assert p.complexity == p.tree.size + 4 - 2 * 3
+    linear = Candidate(from_string("mul(c, mul(mul(c, x1), mul(mul(c, x2), mul(c, x3))))", B3), names, -5.0, 0,
+                       np.ones(4), 0.1, 0.1, "search")
+    assert p.complexity == linear.complexity
+    work = law_basis(B1)
+    weibull, logistic = (Candidate(from_string(s, work), tuple(work.to_list()), -5.0, 0, np.ones(4), 0.1, 0.1, "families")
+                         for s in ("add(c, mul(c, exp(mul(c, exp(mul(c, log(x1)))))))",
+                                   "add(mul(c, tanh(add(mul(c, x1), c))), c)"))
+    assert weibull.complexity == logistic.complexity == 14
     plain = _cand("exp(mul(c, x1))", [1.0], 0.1)  # exp of a product, not of a log: no discount
     assert plain.complexity == plain.tree.size + 1
