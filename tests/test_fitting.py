@@ -544,6 +544,22 @@ def test_monic_denominators_put_offsets_in_user_units():
     assert monic_denominators(1 / (2 * x + 1)) == 1 / (2 * x + 1)
     assert monic_denominators(sympy.Float(3.1) * x / (x + 2)) == sympy.Float(3.1) * x / (x + 2)
 
+    shown = monic_denominators(3000 * sympy.exp(-15 / (sympy.Float(0.01) * x + sympy.Float(2.7315))), shortest=True)
+    assert shown.has(x + sympy.Float(273.15))  # 1 + 0.00366 x writes two free numbers, not one
+
+
+def test_the_shown_denominator_is_normalised_where_its_numbers_are_shortest():
+    """Langmuir's isotherm fitted as 0.032 x / (0.01 x + 0.0117647): shown as 2.72 x / (1 + 0.85 x),
+    not 3.2 x / (x + 1.17647) (1/0.85, no short number)."""
+    from superpos.symreg.render import monic_denominators
+
+    x = sympy.Symbol("x1", positive=True)
+    fitted = sympy.Float(0.032) * x / (sympy.Float(0.01) * x + sympy.Float(0.0117647058823529))
+    out = monic_denominators(fitted, shortest=True)
+    assert {round(float(f), 9) for f in out.atoms(sympy.Float)} == {2.72, 0.85}
+    assert not monic_denominators(fitted).has(sympy.Float(0.85))
+    np.testing.assert_allclose(float(out.subs(x, 3.0)), float(fitted.subs(x, 3.0)), rtol=1e-12)
+
 
 def test_the_screen_fits_a_subset_and_the_best_are_refitted_on_every_point():
     """With screen_points=16 of 150 fitting points the noisy law still ranks first and

@@ -114,7 +114,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
 
     report("simplifying")
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
-                                                             max_denominator=12, keep_floats=True)))
+                                                             max_denominator=12, keep_floats=True)), shortest=True)
     expr = readable_numbers(simplify_capped(positive_inputs(expr, X), float(settings.simplify_seconds)))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):

@@ -126,12 +126,15 @@ def wrapped_phases(expr: sympy.Expr) -> sympy.Expr:
     return expr.replace(lambda e: isinstance(e, (sympy.sin, sympy.cos)), wrap)
 
 
-def monic_denominators(expr: sympy.Expr) -> sympy.Expr:
+def monic_denominators(expr: sympy.Expr, shortest: bool = False) -> sympy.Expr:
     """Denominators linear in one input with a fitted (float) coefficient written with that
     coefficient 1, the factor moved out: -15/(0.01 T + 2.7315) is -1500/(T + 273.15), the
     offset in the user's units (a law found on data rescaled by powers of ten comes back with
-    the scales inside). Exact coefficients stay: 1/(2 x + 1) is not 1/(2 (x + 1/2))."""
-    def monic(p):
+    the scales inside). Exact coefficients stay: 1/(2 x + 1) is not 1/(2 (x + 1/2)).
+    ``shortest`` (the formula shown): the constant term 1 instead where that writes the
+    formula's numbers in less code (:func:`_numbers_code`): 0.032 x / (0.01 x + 0.0117647)
+    is 2.72 x / (1 + 0.85 x), as Langmuir's isotherm is written, not 3.2 x / (x + 1.17647)."""
+    def monic(p, unit_constant=False):
         base = p.base
         if not (p.exp == -1 and isinstance(base, sympy.Add) and len(base.free_symbols) == 1):
             return p
@@ -139,9 +142,23 @@ def monic_denominators(expr: sympy.Expr) -> sympy.Expr:
         a, b = base.coeff(x, 1), base.coeff(x, 0)
         if not (a.is_Float and b.is_Number and a != 0 and a != 1) or sympy.expand(base - a * x - b) != 0:
             return p
+        if unit_constant:
+            return sympy.Pow(1 + a / b * x, -1) / b if b != 0 else p
         return sympy.Pow(x + b / a, -1) / a  # the Pow keeps sympy from distributing a over the sum again
 
-    return expr.replace(lambda e: isinstance(e, sympy.Pow), monic)
+    out = expr.replace(lambda e: isinstance(e, sympy.Pow), monic)
+    if not shortest or out == expr:
+        return out
+    other = expr.replace(lambda e: isinstance(e, sympy.Pow), lambda e: monic(e, unit_constant=True))
+    return other if _numbers_code(other) < _numbers_code(out) else out
+
+
+def _numbers_code(expr: sympy.Expr) -> float:
+    """Nats to write the floats of ``expr`` at 6 significant digits
+    (:func:`~superpos.core.constants.number_code`; one it cannot write costs 50)."""
+    from ..core.constants import number_code
+
+    return sum(number_code(float(f"{float(f):.6g}")) or 50.0 for f in expr.atoms(sympy.Float))
 
 
 def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9) -> sympy.Expr:
