@@ -228,7 +228,7 @@ def test_a_fitted_power_counts_as_a_product_with_a_constant():
     names = tuple(B3.to_list())
     power = "mul(c, mul(exp(mul(c, log(x1))), mul(exp(mul(c, log(x2))), exp(mul(c, log(x3))))))"
     p = Candidate(from_string(power, B3), names, -5.0, 0, np.ones(4), 0.1, 0.1, "powers")
-    assert p.complexity == p.tree.size + 4 - 2 * 3
+    assert p.complexity == p.tree.size + 4 - 2 * 3  # each power 3
     linear = Candidate(from_string("mul(c, mul(mul(c, x1), mul(mul(c, x2), mul(c, x3))))", B3), names, -5.0, 0,
                        np.ones(4), 0.1, 0.1, "search")
     assert p.complexity == linear.complexity
@@ -237,5 +237,11 @@ def test_a_fitted_power_counts_as_a_product_with_a_constant():
                          for s in ("add(c, mul(c, exp(mul(c, exp(mul(c, log(x1)))))))",
                                    "add(mul(c, tanh(add(mul(c, x1), c))), c)"))
     assert weibull.complexity == logistic.complexity == 14
+    native = Basis(["add", "mul", "exp", "log", "powc", "x1", "c"])  # powc(u): one node, its constant
+    powc = Candidate(from_string("mul(c, powc(x1))", native), tuple(native.to_list()), -5.0, 0, np.ones(2), 0.1, 0.1,
+                     "search")
+    written = Candidate(from_string("mul(c, exp(mul(c, log(x1))))", native), tuple(native.to_list()), -5.0, 0,
+                        np.ones(2), 0.1, 0.1, "search")
+    assert powc.complexity == written.complexity == 7
     plain = _cand("exp(mul(c, x1))", [1.0], 0.1)  # exp of a product, not of a log: no discount
     assert plain.complexity == plain.tree.size + 1

@@ -13,7 +13,7 @@ from ..core.symbolic import to_sympy
 from .fitting import fit_many
 from .settings import FormulaSettings
 
-__all__ = ["Candidate", "Points", "POWER_DISCOUNT", "fitted_powers", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes",
+__all__ = ["Candidate", "Points", "POWER_COST", "fitted_powers", "power_saving", "fit_candidates", "unique_trees", "skeleton_key", "structural_key", "structural_hashes",
            "selection_sample"]
 
 
@@ -43,12 +43,13 @@ def _power_colours(names: tuple) -> tuple | None:
     return None if -1 in codes else codes
 
 
-POWER_DISCOUNT = 2
-"""Complexity taken off per fitted power exp(mul(c, log(u))): its five nodes and its constant
-count 3 (6 - 3), as c u does (mul, c and the constant), the power node, its exponent and the
-constant in PySR's count. Taking off 3 (a power counting 2, less than c u) made a Weibull
-sigmoid c0 + c1 exp(c2 x^c3) one shorter than the logistic c0 + c1 tanh(c2 x + c3) of the same
-four constants, and at 1 % noise it took the logistic's place, 16 % worse held out."""
+POWER_COST = 3
+"""Complexity of a fitted power |u|^a beside its argument u: what c u costs (mul, c and the
+constant; in PySR's count the power node, its exponent and the constant). Written
+exp(mul(c, log(u))) a power holds four nodes and its constant (5), the native ``powc`` one node
+and its constant (2); both count this (:func:`power_saving`). At 2 a Weibull sigmoid
+c0 + c1 exp(c2 x^c3) came out one shorter than the logistic c0 + c1 tanh(c2 x + c3) of the same
+four constants, and at 1 % noise took the logistic's place, 16 % worse held out."""
 
 
 def fitted_powers(tree, basis_names: tuple) -> int:
@@ -62,6 +63,16 @@ def fitted_powers(tree, basis_names: tuple) -> int:
         return 0
     return sum(1 for i in range(len(t) - 3) if t[i + 3] == codes[3] and t[i] == codes[0] and t[i + 1] == codes[1]
                and t[i + 2] == codes[2])
+
+
+def power_saving(tree, basis_names: tuple) -> int:
+    """What a tree's fitted powers take off its nodes plus constants so that each counts
+    :data:`POWER_COST`: 5 - POWER_COST per exp(mul(c, log(u))), 2 - POWER_COST (a cost) per
+    native ``powc``."""
+    names = tuple(basis_names)
+    native = int(np.count_nonzero(np.asarray(tree) == names.index("powc") + 1)) if "powc" in names else 0
+    return (5 - POWER_COST) * fitted_powers(tree, names) + (2 - POWER_COST) * native
+
 
 @dataclass(slots=True)
 class Candidate:
@@ -83,11 +94,11 @@ class Candidate:
     decomposition: tuple = field(default=(), repr=False, compare=False)
     """("sum" or "product", input groups) where the separable proposer built the candidate
     part by part; kept through refits."""
-    powers: int = field(init=False, repr=False, compare=False, default=0)
-    """How many fitted powers the tree holds (:func:`fitted_powers`), counted once."""
+    saving: int = field(init=False, repr=False, compare=False, default=0)
+    """What the tree's fitted powers take off its complexity (:func:`power_saving`), counted once."""
 
     def __post_init__(self):
-        self.powers = fitted_powers(self.tree, self.basis_names)
+        self.saving = power_saving(self.tree, self.basis_names)
 
     @property
     def size(self) -> int:
@@ -96,9 +107,9 @@ class Candidate:
     @property
     def complexity(self) -> int:
         """Nodes plus free constants: a fitted constant costs more than a fixed number. A
-        fitted power |u|^a, written exp(a log|u|), counts as a product with a fitted constant
-        does (:data:`POWER_DISCOUNT`)."""
-        return int(self.tree.size + self.constants.size) - POWER_DISCOUNT * self.powers
+        fitted power |u|^a, written exp(a log|u|) or powc(u), counts as a product with a
+        fitted constant does (:data:`POWER_COST`)."""
+        return int(self.tree.size + self.constants.size) - self.saving
 
     @property
     def basis(self) -> Basis:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..candidates import POWER_DISCOUNT, Candidate, fitted_powers
+from ..candidates import Candidate, power_saving
 from ..engine import Search
 from ...core.tree import from_string
 from ...exceptions import NotRepresentable, SuperposError
@@ -84,7 +84,7 @@ class PowersProposer:
         p = search.points
         found = power_trees(p.X[p.fit], p.y[p.fit], search.work)
         names = tuple(search.work.to_list())
-        simplest = min((t.size + search.work.n_constants(t) - POWER_DISCOUNT * fitted_powers(t, names) for t, _ in found),
+        simplest = min((t.size + search.work.n_constants(t) - power_saving(t, names) for t, _ in found),
                        default=0)
         if search.exact(pool) and pool[0].complexity <= simplest:  # no power law can be a shorter twin
             return []
