@@ -257,8 +257,9 @@ def fitted_families(Z: np.ndarray, y: np.ndarray, basis, fit_rows: np.ndarray, s
     """(tree, constants) of the ``keep`` families that fit a reduced data set of one input z
     best (a Gaussian of x1 / x2) by the Bayesian information criterion, n log(error) + k log n
     for k constants (on noisy data the families of seven constants fit the noise best), fitted
-    with every start on the rows ``fit_rows``, each followed by its pruned twin where it has
-    one (:func:`_pruned`); none for more inputs or a basis without the families' functions."""
+    with every start on the rows ``fit_rows``, each followed
+    by its pruned twin where it has one (:func:`_pruned`); none for more inputs or a basis
+    without the families' functions."""
     from .fitting import fit_many
 
     if Z.shape[1] != 1 or not all(basis.has(n) for n in NEEDS):
