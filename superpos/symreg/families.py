@@ -255,11 +255,8 @@ def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> 
 def fitted_families(Z: np.ndarray, y: np.ndarray, basis, fit_rows: np.ndarray, settings, seed: int,
                     keep: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
     """(tree, constants) of the ``keep`` families that fit a reduced data set of one input z
-    best (a Gaussian of x1 / x2) by the Bayesian information criterion, n log(error) + k log n
-    for k constants (on noisy data the families of seven constants fit the noise best), fitted
-    with every start on the rows ``fit_rows``, each followed
-    by its pruned twin where it has one (:func:`_pruned`); none for more inputs or a basis
-    without the families' functions."""
+    best (a Gaussian of x1 / x2), fitted with every start on the rows ``fit_rows``; none for
+    more inputs or a basis without the families' functions."""
     from .fitting import fit_many
 
     if Z.shape[1] != 1 or not all(basis.has(n) for n in NEEDS):
@@ -269,43 +266,5 @@ def fitted_families(Z: np.ndarray, y: np.ndarray, basis, fit_rows: np.ndarray, s
         return []
     fits = fit_many([t for t, _ in found], basis, Z[fit_rows], y[fit_rows], n_starts=settings.n_starts,
                     max_iter=settings.lm_iterations, random_state=seed, init=[s for _, s in found])
-    n = len(fit_rows)
-    with np.errstate(all="ignore"):  # BIC: a family of more constants must fit better by log n each
-        bic = [n * np.log(max(e, 1e-300)) + c.size * np.log(n) if np.isfinite(e) else np.inf for c, e, _ in fits]
-    out, seen = [], set()
-    for k in np.argsort(bic, kind="stable"):  # a family fitted from several starts is kept once
-        key = np.asarray(found[k][0], dtype=np.int64).tobytes()
-        if len(seen) >= keep or key in seen:
-            continue
-        if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0])):
-            seen.add(key)
-            out.append((found[k][0], fits[k][0]))
-            twin = _pruned(found[k][0], fits[k][0], basis, Z[fit_rows], y[fit_rows], settings.lm_iterations, seed)
-            out += [twin] if twin is not None else []
-    return out
-
-
-def _pruned(tree, constants, basis, Z: np.ndarray, y: np.ndarray, max_iter: int, seed: int):
-    """(tree, constants) of a family's fit with the constants within two standard errors of 0
-    set to 0, their terms dropped and the rest refitted; None where no constant is. The family
-    writes an offset and a centre that a reduced data set may not need: a Gaussian of
-    z = (x2 - x3) / x1 at 1 % noise fitted 0.016 + 0.383 exp(-0.524 (z + 0.0026)^2), longer by
-    both than cos(0.56 z)^3, which then won; its twin 0.38 exp(-0.52 z^2) is as short."""
-    from ..core.symbolic import from_sympy, to_sympy
-    from ..exceptions import NotRepresentable, SuperposError
-    from .fitting import fit_many, standard_errors
-
-    c = np.asarray(constants, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        small = np.abs(c) <= 2.0 * standard_errors(tree, basis, Z, y, c)
-    if not small.any() or small.all():
-        return None
-    try:
-        t, v = from_sympy(to_sympy(tree, basis, [0.0 if s else float(a) for s, a in zip(small, c)]), basis)
-    except (SuperposError, NotRepresentable, TypeError, ValueError):
-        return None
-    if t.size >= np.size(tree) or not np.size(v):
-        return None
-    v, e, _ = fit_many([t], basis, Z, y, n_starts=1, max_iter=max_iter, random_state=seed,
-                       init=[np.asarray(v, dtype=np.float64)])[0]
-    return (t, v) if np.isfinite(e) and np.all(np.isfinite(v)) else None
+    order = np.argsort([e for _, e, _ in fits], kind="stable")
+    return [(found[k][0], fits[k][0]) for k in order[:keep] if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0]))]

@@ -96,7 +96,7 @@ def _closed_forms(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarra
              for t, c in fitted_laws(Z, rest, laws, points, search.settings, search.seed)]
             + [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+families"),
                 red.compose(t, c, laws, search.work))
-               for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed, keep=2)])
+               for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)])
 
 
 def refactored(red: Reduction) -> list[Reduction]:
