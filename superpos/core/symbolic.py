@@ -107,23 +107,6 @@ class _Builder:
             return self.op("pow2", self.power(base, n // 2))
         return self.op("mul", base, self.power(base, n - 1))
 
-    def common_power(self, num: sympy.Expr, den: sympy.Expr) -> list[int] | None:
-        """c a^n b^n / (d^n e^n) written as c (a b / (d e))^n, one power instead of one per
-        factor (sympy distributes ((x2 - x3) / x1)^2 over its factors: a reduction's group
-        came back a node longer than the formula it is); None where the factors above and
-        below the line do not share one integer power n >= 2."""
-        coeff, rest = num.as_coeff_Mul()
-        tops, bottoms = sympy.Mul.make_args(rest), sympy.Mul.make_args(den)
-        factors = [f for f in tops + bottoms if f != 1]
-        if not factors or not all(f.is_Pow and f.exp.is_Integer and f.exp >= 2 for f in factors):
-            return None
-        n = int(factors[0].exp)
-        if any(int(f.exp) != n for f in factors) or (n == 2 and not self.b.has("pow2")):
-            return None
-        inner = sympy.Mul(*[f.base for f in tops if f != 1], evaluate=False) / sympy.Mul(*[f.base for f in bottoms])
-        powered = self.power(self.build(inner), n)
-        return powered if coeff == 1 else self.op("mul", self.number(coeff), powered)
-
     def build(self, e: sympy.Expr) -> list[int]:
         b = self.b
         if e.is_Symbol:
@@ -156,8 +139,7 @@ class _Builder:
                 return self.op("neg", self.build(-e))
             num, den = sympy.fraction(e, exact=True)
             if den != 1 and not den.is_Number:
-                grouped = self.common_power(num, den)
-                return grouped if grouped is not None else self.op("div", self.build(num), self.build(den))
+                return self.op("div", self.build(num), self.build(den))
             factors = list(sympy.Mul.make_args(e))
             nums = [f for f in factors if f.is_Number]
             rest = sorted((f for f in factors if not f.is_Number), key=sympy.default_sort_key)
