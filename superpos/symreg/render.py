@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import numpy as np
 import sympy
 
-from ..core.constants import pi_multiple
+from ..core.constants import number_code, pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
@@ -156,8 +156,6 @@ def monic_denominators(expr: sympy.Expr, shortest: bool = False) -> sympy.Expr:
 def _numbers_code(expr: sympy.Expr) -> float:
     """Nats to write the floats of ``expr`` at 6 significant digits
     (:func:`~superpos.core.constants.number_code`; one it cannot write costs 50)."""
-    from ..core.constants import number_code
-
     return sum(number_code(float(f"{float(f):.6g}")) or 50.0 for f in expr.atoms(sympy.Float))
 
 
