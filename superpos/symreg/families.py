@@ -50,6 +50,15 @@ class Rendering:
     free: tuple = ()
     inverse: Callable[[dict], list] | None = None
 
+    def real_params(self, constants) -> dict | None:
+        """``params(constants)``, or None where this form does not apply: the constants do not
+        make it, or they raise, or a parameter turns complex (EC50^n of a negative EC50)."""
+        try:
+            p = self.params(constants)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return None
+        return None if p is None or any(isinstance(v, complex) for v in p.values()) else p
+
 
 @dataclass(frozen=True)
 class Family:
@@ -239,11 +248,8 @@ def textbook(fam: Family, constants: np.ndarray, x: str, scale: float = 0.0) -> 
     c = [float(v) for v in constants]
     best = None
     for r in fam.renderings:
-        try:
-            p = r.params(c)
-        except (ValueError, ZeroDivisionError, OverflowError):
-            p = None
-        if p is None or any(isinstance(v, complex) for v in p.values()) or not all(np.isfinite(v) for v in p.values()):
+        p = r.real_params(c)
+        if p is None or not all(np.isfinite(v) for v in p.values()):
             continue
         p = {k: 0.0 if k in _LEVELS and abs(v) <= 1e-7 * scale else v for k, v in p.items()}
         cost = digits_cost(p.values())

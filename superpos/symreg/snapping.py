@@ -73,11 +73,8 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
     for r in family.renderings:
         if r.inverse is None:
             continue
-        try:
-            p = r.params([float(v) for v in c])
-        except (ValueError, ZeroDivisionError, OverflowError):
-            p = None
-        if p is None or any(isinstance(v, complex) for v in p.values()):
+        p = r.real_params([float(v) for v in c])
+        if p is None:
             continue
         keys = r.free
         v0 = np.array([p[k] for k in keys], dtype=np.float64)

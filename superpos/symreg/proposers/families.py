@@ -47,11 +47,8 @@ def _stands(c: Candidate, seen, search: Search) -> bool:
         return True
     values = [float(v) for v in c.constants]
     for r in fam.renderings:
-        try:
-            p = r.params(values)
-        except (ValueError, ZeroDivisionError, OverflowError):
-            p = None
-        if p is None or any(isinstance(v, complex) for v in p.values()):
+        p = r.real_params(values)
+        if p is None:
             continue
         x = search.X[:, j]
         if "center" in p and "slope" in p:
