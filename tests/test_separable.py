@@ -124,7 +124,8 @@ def test_cli_reports_the_parts(tmp_path):
     from superpos.cli import app
 
     X = points(200, 4)
-    y = 1.5 * np.sin(X[:, 0]) + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] ** 2
+    # b c^2, not b c: a law of b c alone is found first as a reduction to the pair's product
+    y = 1.5 * np.sin(X[:, 0]) + X[:, 1] * X[:, 2] ** 2 - 0.5 * X[:, 3] ** 2
     path = tmp_path / "sep.csv"
     np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,y", comments="")
     out = CliRunner().invoke(app, ["predict", str(path), "--format", "json", "--quiet"])

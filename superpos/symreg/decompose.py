@@ -46,6 +46,7 @@ from itertools import combinations
 import numpy as np
 
 from .groups import index_beside, single_index, smooth_in, smooth_index
+from .pairs import combined_pair
 from .reduction import (_EXPLAINED, _MAX_EXPONENT, Reduction, _audible, _cubic, _explains, _logs, _rounded,
                         _trimmed_lstsq)
 from .translations import translations
@@ -147,10 +148,40 @@ def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3)
     out = splits[:1] + (index_beside(X, y) or single_index(X, y) or smooth_index(X, y))
     P = translations(X, y)
     if P is not None:
-        W = X @ np.array(P).T
-        if W.shape[1] <= max_inner:
-            out.append(Reduction(tuple(tuple(float(k == j) for k in range(W.shape[1])) for j in range(W.shape[1])),
-                                 (0.0,) * W.shape[1], 0.0, P))
-        else:
-            out += [replace(r, linear=P) for r in monomial_splits(W, y, max_inner, limit=1)]
-    return (out + splits[1:])[:limit]
+        out += _in_linear(X, y, P, max_inner)
+    return (out + splits[1:] + (_paired(X, y, max_inner) if P is None else []))[:limit]
+
+
+def _in_linear(X: np.ndarray, y: np.ndarray, P: tuple, max_inner: int) -> list[Reduction]:
+    """The data in w = P x: w itself where few enough, else its best monomial split."""
+    W = X @ np.array(P).T
+    if W.shape[1] <= max_inner:
+        return [Reduction(tuple(tuple(float(k == j) for k in range(W.shape[1])) for j in range(W.shape[1])),
+                          (0.0,) * W.shape[1], 0.0, P)]
+    return [replace(r, linear=P) for r in monomial_splits(W, y, max_inner, limit=1)]
+
+
+def _paired(X: np.ndarray, y: np.ndarray, max_inner: int) -> list[Reduction]:
+    """The data with the pair of inputs y reads through one combination
+    (:func:`~superpos.symreg.pairs.combined_pair`) replaced by it: a difference or sum as a
+    translation's linear map, a product or ratio as a monomial group beside the other inputs
+    (their best monomial split where they are too many, its exponents over w mapped back to x)."""
+    pair = combined_pair(X, y)
+    if pair is None:
+        return []
+    i, j, op = pair
+    m = X.shape[1]
+    rest = [k for k in range(m) if k not in (i, j)]
+    units = [tuple(float(k == r) for k in range(m)) for r in rest]
+    if op in "+-":
+        row = tuple(float(k == i) + (1.0 if op == "+" else -1.0) * float(k == j) for k in range(m))
+        return _in_linear(X, y, (row,) + tuple(units), max_inner)
+    row = tuple(float(k == i) + (1.0 if op == "*" else -1.0) * float(k == j) for k in range(m))
+    M = np.array((row,) + tuple(units))
+    if M.shape[0] <= max_inner:
+        return [Reduction(tuple(tuple(float(a) for a in r) for r in M), (0.0,) * m, 0.0)]
+    with np.errstate(all="ignore"):
+        W = np.column_stack([pair.values(X)] + [X[:, r] for r in rest])
+    return [Reduction(tuple(tuple(float(a) + 0.0 for a in np.array(e) @ M) for e in r.inner),
+                      tuple(float(a) + 0.0 for a in np.array(r.factor_exponents) @ M), r.score)
+            for r in monomial_splits(W, y, max_inner, limit=1)]

@@ -166,6 +166,13 @@ _BEAM = 3
 """Grown paths start from each of this many best first terms (x4 and cos x4 are alike on
 [1, 3]; the one that is not the law's leads the greedy path astray)."""
 
+_PAIRED_ATOMS = 16
+"""With at most this many atoms (four inputs), more paths are grown where a step may also add
+two atoms at once: x1 cos z and x1 x3 cos(z)^2 are reached without first choosing x1 or cos z
+alone, which the greedy path of one atom a step took for other terms on AI Feynman I.50.26
+reduced to (x2 x3, x1, x4). They add to the paths of one atom a step, not replace them: with
+many more candidates each step's price is higher and the path can go astray elsewhere."""
+
 
 def _atoms(X: np.ndarray, basis: Basis) -> list[tuple[sympy.Expr, np.ndarray]]:
     """The factors of grown terms: x_j, sin x_j and cos x_j, and 1/x_j for an input of one sign."""
@@ -185,14 +192,15 @@ def _atoms(X: np.ndarray, basis: Basis) -> list[tuple[sympy.Expr, np.ndarray]]:
 
 
 def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
-           first: int = 0) -> tuple[list[sympy.Expr], np.ndarray, list[list[int]]]:
+           first: int = 0, pairs: bool = False) -> tuple[list[sympy.Expr], np.ndarray, list[list[int]]]:
     """Forward stepwise over products grown one factor at a time (as MARS grows its basis):
     the candidates of each step are the atoms (:func:`_atoms`) and every chosen term times an
-    atom, so x1 x5 x6 cos(x4) / (x2 x3) is reached through x1, x1 x5, ...; the same price per
+    atom (``pairs``: also times two, with at most :data:`_PAIRED_ATOMS` atoms), so
+    x1 x5 x6 cos(x4) / (x2 x3) is reached through x1, x1 x5, ...; the same price per
     term as :func:`_stepwise`, for the candidates of that step. (terms, their columns, the
     path as lists of term indices)."""
     atoms = _atoms(X, basis)
-    if not atoms:
+    if not atoms or (pairs and len(atoms) > _PAIRED_ATOMS):
         return [], np.zeros((ys.size, 0)), []
     n = ys.size
     A = np.column_stack([col for _, col in atoms])
@@ -211,6 +219,10 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
                 key = tuple(sorted(base + (a,)))
                 if key not in cand and key not in keys:
                     cand[key] = col * A[:, a]
+                for b in range(a, len(atoms) if pairs and len(base) + 2 <= _MAX_FACTORS else 0):
+                    key = tuple(sorted(base + (a, b)))
+                    if key not in cand and key not in keys:
+                        cand[key] = col * A[:, a] * A[:, b]
         names = [k for k, c in cand.items() if np.all(np.isfinite(c)) and np.ptp(c) > 0 and np.max(np.abs(c)) < 1e150]
         if not names:
             break
@@ -268,8 +280,9 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     if not any(e <= (_EXACT if exact else 1.0 - _EXPLAINED) for e in share):
         picks = []  # no sparse sum describes these data: a noisy table, where sums only overfit
     products: list[list[int]] = []
-    for first in range(_BEAM if grown and not any(e <= _EXACT for e in share) else 0):
-        terms, G, path = _grown(X, ys, basis, min(max_terms, X.shape[0] // 3), first)
+    beams = [(first, pairs) for pairs in (False, True) for first in range(_BEAM)]
+    for first, pairs in (beams if grown and not any(e <= _EXACT for e in share) else []):
+        terms, G, path = _grown(X, ys, basis, min(max_terms, X.shape[0] // 3), first, pairs)
         if not terms:
             continue
         full = [len(exprs) + k for k in path[-1]]
