@@ -189,6 +189,38 @@ def test_rational_proposer_fits_a_saturation_exactly(shipped, fast):
     assert _best(cands).nmse_validation < 1e-10
 
 
+def test_trig_rational_fits_find_ratios_of_cosines_exactly_and_leave_noise_alone():
+    """sin(x2 x3 / 2)^2 / sin(x2 / 2)^2 (N slits) is (1 - cos(x2 x3)) / (1 - cos x2); with a
+    monomial below, sin(x1 x2 / 2)^2 / (x1 x2^2) is (1 - cos(x1 x2)) / (2 x1 x2^2)."""
+    import sympy
+
+    from superpos.symreg.rational import trig_rational_fits
+
+    rng = np.random.default_rng(2)
+    X = rng.uniform(1, 5, (150, 3))
+    y = X[:, 0] * np.sin(X[:, 1] * X[:, 2] / 2) ** 2 / np.sin(X[:, 1] / 2) ** 2
+    ((expr, err),) = trig_rational_fits(X, y)
+    x1, x2, x3 = sympy.symbols("x1:4", real=True)
+    assert err < 1e-20
+    law = x1 * (1 - sympy.cos(x2 * x3)) / (1 - sympy.cos(x2))
+    assert sympy.simplify(sympy.nsimplify(expr, tolerance=1e-9, rational=True) - law) == 0
+    Z = np.column_stack([rng.uniform(1, 3, 150), rng.uniform(-4, 4, 150)])
+    ((expr, err),) = trig_rational_fits(Z, np.sin(Z[:, 0] * Z[:, 1] / 2) ** 2 / (Z[:, 0] * Z[:, 1] ** 2))
+    assert err < 1e-20 and sympy.denom(sympy.nsimplify(expr, tolerance=1e-9, rational=True)).is_polynomial()
+    noisy = y + rng.normal(0.0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    assert trig_rational_fits(X, noisy) == []  # exact laws only
+    assert trig_rational_fits(X, X[:, 0] * np.cos(X[:, 1]) + X[:, 2]) == []  # Q = 1: the sums' to find
+    assert trig_rational_fits(rng.uniform(1, 5, (150, 4)), y) == []  # four inputs: too many columns
+
+
+def test_the_n_slit_law_is_found_through_the_rational_proposer():
+    from superpos.symreg.pipeline import find_formula
+
+    X = np.random.default_rng(3).uniform(1, 5, (200, 3))
+    f = find_formula(X, X[:, 0] * np.sin(X[:, 1] * X[:, 2] / 2) ** 2 / np.sin(X[:, 1] / 2) ** 2, random_state=0)
+    assert f.status == "exact" and f.candidates[0].source == "rational", f.expr
+
+
 def _pool_of(s: Search, formula: str):
     """The search's pool holding one candidate: ``formula`` fitted to the search's points."""
     from superpos.core.formula import parse_formula

@@ -11,6 +11,12 @@ the relativistic sum of velocities (u + v) / (1 + u v / c^2) is (3, 2)); each fi
 sparse by backward elimination (:func:`_sparse`) and proposed with at most 6 terms. numpy
 only: the fits are starts for the engine, which refits, snaps and compares them like any
 candidate.
+
+Over few inputs the same null vector is sought over trigonometric columns
+(:func:`trig_rational_fits`): cos x_j, sin x_j and cos(x_i x_j), in P also times each input,
+in Q beside the monomials. sin(x2 x3 / 2)^2 / sin(x2 / 2)^2 (N slits, AI Feynman I.30.3)
+is (1 - cos(x2 x3)) / (1 - cos x2), a ratio of sparse sums that no tree of the structure model
+holds and no polynomial describes.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ import sympy
 
 from .template import monomials
 
-__all__ = ["rational_fits", "DEGREES"]
+__all__ = ["rational_fits", "trig_rational_fits", "DEGREES"]
 
 DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3))
 """(degree of P, degree of Q) in the order tried."""
@@ -231,3 +237,68 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
             rest = [i for i in range(len(ep)) if i not in shared]
             out.append((sympy.Float(c) + poly(a[rest], [ep[i] for i in rest]) / poly(b, eq, fixed=lead), e))
     return out
+
+
+_TRIG_INPUTS = 3
+"""Trigonometric rational fits for data of at most this many inputs (the columns grow as m^3)."""
+
+_TRIG_EXACT = 1e-10
+"""... proposed only where they describe the data to this normalised error: among some fifty
+columns a sparse ratio of noisy data fits the noise (laws measured cleanly, as the grown sums)."""
+
+
+def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sympy.Expr], np.ndarray]:
+    """(P's expressions and values, Q's expressions and values): Q's are the monomials up to
+    degree 3 (2 for three inputs), cos x_j, sin x_j and cos(x_i x_j); P's are 1 and the
+    trigonometric ones, each also times every x_j. Columns that are not finite or constant
+    (but 1) are left out."""
+    n, m = X.shape
+    xs = sympy.symbols(f"x1:{m + 1}", real=True)
+    trig = []
+    for j in range(m):
+        trig += [(sympy.cos(xs[j]), np.cos(X[:, j])), (sympy.sin(xs[j]), np.sin(X[:, j]))]
+    for i, j in itertools.combinations(range(m), 2):
+        trig.append((sympy.cos(xs[i] * xs[j]), np.cos(X[:, i] * X[:, j])))
+    one = [(sympy.Integer(1), np.ones(n))]
+    linear = [(xs[j], X[:, j]) for j in range(m)]
+    powers = [(sympy.Mul(*[xs[j] for j in combo]), np.prod(X[:, list(combo)], axis=1))
+              for d in range(1, (3 if m <= 2 else 2) + 1) for combo in itertools.combinations_with_replacement(range(m), d)]
+    p = one + trig + [(x * e, xv * v) for x, xv in linear for e, v in one + trig]
+    q = one + powers + trig
+
+    def kept(cols):
+        cols = [(e, v) for e, v in cols if np.all(np.isfinite(v)) and (e == 1 or np.ptp(v) > 0)]
+        return [e for e, _ in cols], np.column_stack([v for _, v in cols])
+
+    return (*kept(p), *kept(q))
+
+
+def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, float]]:
+    """Sparse ratios P / Q over the trigonometric columns of :func:`_trig_columns` (the same
+    null vector and backward elimination as :func:`rational_fits`) that describe y to
+    :data:`_TRIG_EXACT`, Q not the constant (a monomial is a Q here: (1 - cos(x1 x2)) / (x1 x2^2)
+    is no sum of the library's terms) and P and Q of at most :data:`_MAX_TERMS` together, as (sympy expression over x1..xm, normalised error); Q's largest term written
+    with the coefficient 1. Empty above :data:`_TRIG_INPUTS` inputs, below 20 points or where
+    the columns reach half the points."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64).ravel()
+    n, m = X.shape
+    if n < 20 or not 1 <= m <= _TRIG_INPUTS or not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)) \
+            or np.ptp(y) == 0:
+        return []
+    ep, MP, eq, MQ = _trig_columns(X)
+    if MP.shape[1] + MQ.shape[1] > n // 2:
+        return []
+    sy = float(np.sqrt(np.mean(y**2)))
+    got = _sparse(MP, MQ, y / sy)
+    if got is None:
+        return []
+    pc, qc, a, b, e = got
+    if e > _TRIG_EXACT or len(pc) + len(qc) > _MAX_TERMS or [eq[k] for k in qc] == [1]:
+        return []
+    a = a * sy
+    lead = int(np.argmax(np.abs(b) * np.linalg.norm(MQ[:, qc], axis=0)))
+    a, b = a / b[lead], b / b[lead]
+    num = sympy.Add(*[sympy.Float(float(c)) * ep[k] for c, k in zip(a, pc)])
+    den = sympy.Add(*[(1 if i == lead else sympy.Float(float(c))) * eq[k] for i, (c, k) in enumerate(zip(b, qc))])
+    return [(num / den, e)]

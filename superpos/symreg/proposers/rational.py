@@ -1,12 +1,13 @@
 """Rational laws (source ``rational``): sparse P(x) / Q(x) of low degree over the inputs,
 found on the fitting points by :func:`~superpos.symreg.rational.rational_fits` (a null vector
-of [M_P, -y M_Q], made sparse by backward elimination) and refitted by the engine from those
-coefficients. Run before the local search, which an exact rational law spares."""
+of [M_P, -y M_Q], made sparse by backward elimination), and over few inputs exact ratios of
+trigonometric columns (:func:`~superpos.symreg.rational.trig_rational_fits`), refitted by the
+engine from those coefficients. Run before the local search, which an exact rational law spares."""
 from __future__ import annotations
 
 from ..candidates import Candidate
 from ..engine import Search
-from ..rational import rational_fits
+from ..rational import rational_fits, trig_rational_fits
 from ...core.symbolic import from_sympy
 from ...exceptions import NotRepresentable
 
@@ -23,7 +24,8 @@ class RationalProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
         trees, starts = [], []
-        for expr, _ in rational_fits(p.X[p.fit], p.y[p.fit]):
+        trig = search.work.has("cos") and search.work.has("sin")
+        for expr, _ in rational_fits(p.X[p.fit], p.y[p.fit]) + (trig_rational_fits(p.X[p.fit], p.y[p.fit]) if trig else []):
             try:
                 tree, consts = from_sympy(expr, search.work)
             except NotRepresentable:
