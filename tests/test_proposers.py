@@ -285,3 +285,15 @@ def test_residual_proposer_extends_a_longer_formula_over_more_inputs(shipped, fa
     assert pool[0].size == 17
     cands = ResidualProposer().propose(s, pool)
     assert cands and _best(cands).nmse_validation < 1e-10
+
+
+def test_a_series_exact_inside_the_range_does_not_settle_the_search(shipped, fast):
+    """A polynomial of degree 6 describes exp(x) on [1, 3] to about 1e-11 of the variance, exact
+    to the default precision; refitted on the interior it misses the edges, so the proposers
+    that find exp(x) still run."""
+    X = np.random.default_rng(4).uniform(1, 3, (200, 1))
+    s = _search(shipped, X, np.exp(X[:, 0]), fast)
+    series = _pool_of(s, "1.5 + 2.5*x1 + 3.5*x1**2 + 4.5*x1**3 + 5.5*x1**4 + 6.5*x1**5 + 7.5*x1**6")
+    assert s.exact(series) and not s.settled(series)
+    law = _pool_of(s, "2.5*exp(x1)")
+    assert s.exact(law) and s.settled(law)

@@ -10,7 +10,8 @@ rescaled by powers of ten and mapped back to the user's units: the only units ro
 drop duplicates: the only merge) and :meth:`Search.solve`, which runs the engine again on data
 of the proposer's own (a reduction, a part of a sum) with the same split of the points and a
 share of the effort. The engine stops early when the best candidate is exact to the data's
-precision (proposers that are useful after that say so) or when the effort is spent: a
+precision and holds at the edges of the data (proposers that are useful after that say so) or
+when the effort is spent: a
 deterministic number of fitted trees (``max_fits``), and optionally seconds (``time_limit``).
 Nothing is kept between calls or shared between searches but the arrays they are given.
 """
@@ -26,6 +27,7 @@ from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable, SuperposError
 from .candidates import Candidate, Points, fit_candidates, selection_sample, structural_hashes
+from .edges import edge_errors, edge_floor, holds_at_edges
 from .fitting import fit_many
 from .laws import law_basis
 from .selection import rank_candidates
@@ -188,6 +190,23 @@ class Search:
         """Whether the best-ranked of ``cands`` is exact to the data's precision."""
         return bool(cands) and cands[0].nmse_validation < self.exact_below
 
+    def settled(self, cands: Sequence[Candidate]) -> bool:
+        """Whether the best-ranked of ``cands`` is exact (:meth:`exact`) and holds at the edges of
+        the data when refitted on their interior (:func:`~superpos.symreg.edges.holds_at_edges`):
+        the search may stop there. A series can be exact to 1e-10 of the variance inside the
+        range (a polynomial of degree 6 for exp(x3) on [1, 3]) and stop the proposers that would
+        find the law; on the edges it misses by far more than its interior error."""
+        if not self.exact(cands):
+            return False
+        c = cands[0]
+        key = (np.asarray(c.tree).tobytes(), np.asarray(c.constants, dtype=np.float64).tobytes())
+        held = self.notes.setdefault("edges", {})
+        if key not in held:
+            s = self.settings
+            held[key] = holds_at_edges(edge_errors(c.tree, self.work, self.X, self.y, c.constants, s.lm_iterations,
+                                                   self.seed), edge_floor(s.precision, self.exact_below))
+        return held[key]
+
     # ------------------------------------------------------------------ services
     def merge(self, pool: list[Candidate], new: list[Candidate]) -> list[Candidate]:
         """``pool`` and ``new`` best first (:func:`~superpos.symreg.selection.rank_candidates`),
@@ -305,12 +324,13 @@ class Search:
 
 def run_proposers(search: Search) -> list[Candidate]:
     """The pool of ``search``: each proposer that applies, in order, merged into it, until the
-    best candidate is exact (only proposers useful after that still run) or the effort is spent."""
+    best candidate is exact and holds at the edges (:meth:`Search.settled`; only proposers useful
+    after that still run) or the effort is spent."""
     pool: list[Candidate] = []
     for p in search.proposers:
         if search.effort.exhausted():
             break
-        if (search.exact(pool) and not p.after_exact) or not p.applies(search):
+        if (not p.after_exact and search.settled(pool)) or not p.applies(search):
             continue
         new = p.propose(search, pool)
         pool = search.merge(pool, new) if new else pool

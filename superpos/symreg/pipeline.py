@@ -26,7 +26,7 @@ from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
 from .candidates import Candidate, selection_sample
-from .edges import edge_errors, edge_floor, holds_at_edges
+from .edges import edge_errors, edge_floor
 from .engine import MODEL_SCORED, Search, run_proposers
 from .families import recognise, textbook
 from .fitting import refit_constants
@@ -88,9 +88,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     own, basis = basis, work  # every candidate from here on is a tree over work
     clock.lap("fit_candidates")
 
-    if not search.exact(cands) or not holds_at_edges(
-            edge_errors(cands[0].tree, work, points.X, points.y, cands[0].constants, settings.lm_iterations, seed),
-            edge_floor(settings.precision, search.exact_below)):
+    if not search.settled(cands):
         affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine, search.exact_below,
                                           MODEL_SCORED)
