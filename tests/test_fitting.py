@@ -647,3 +647,18 @@ def test_fit_many_fits_powc_exponents_and_the_reader_writes_powers_as_powc():
     assert BP.index("powc") not in t3
     t4, _ = from_sympy("x1**0.45", Basis.default(1))  # without powc: exp(c log|x1|) as before
     assert to_string(t4, Basis.default(1)) == "exp(mul(c, log(x1)))"
+
+
+def test_constants_that_cancel_are_dropped_from_the_shown_formula():
+    """Two constants fitted where only their difference matters (an exact law found as
+    x4 (x3 / (x5 + x6) - c) + c x4): the expansion collects them and drops what is left."""
+    import sympy
+
+    from superpos.symreg.render import cancelled_terms
+
+    X = np.random.default_rng(0).uniform(1, 5, (200, 6))
+    y = X[:, 2] * X[:, 3] / (X[:, 4] + X[:, 5]) + np.exp(-X[:, 0] / X[:, 1])
+    shown = sympy.sympify("x4*(x3/(x5 + x6) - 3.25751752121717e-5) + 3.25751752440554e-5*x4 + exp(-x1/x2)")
+    assert cancelled_terms(shown, X, y) == sympy.sympify("x3*x4/(x5 + x6) + exp(-x1/x2)")
+    kept = sympy.sympify("x1*(x2 + 0.5) + 0.3*x1")  # nothing cancels: as it was
+    assert cancelled_terms(kept, X, y) == kept

@@ -34,7 +34,7 @@ from .formula import Formula
 from .inputs import MAX_INPUTS, inputs_used, residual_dependence
 from .laws import baseline_trees
 from .proposers import REGISTRY, chosen, propose_skeletons
-from .render import monic_denominators, round_constants, simplify_capped, wrapped_phases
+from .render import cancelled_terms, monic_denominators, round_constants, simplify_capped, wrapped_phases
 from .selection import cross_validated_finalists, plausible, probe_points
 from .separable import split_parts
 from .settings import FormulaSettings
@@ -113,7 +113,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("simplifying")
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)), shortest=True)
-    expr = readable_numbers(simplify_capped(positive_inputs(expr, X), float(settings.simplify_seconds)))
+    expr = readable_numbers(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys), X),
+                                            float(settings.simplify_seconds)))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         residuals = ys - evaluate(win.tree, basis, Xs, constants)

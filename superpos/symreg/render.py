@@ -14,6 +14,7 @@ from ..core.constants import number_code, pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
+           "cancelled_terms",
            "distinct_formulas", "rename_variables", "units_unimported"]
 
 
@@ -165,6 +166,40 @@ def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9)
     digits (1.0 is 1, 2.99999999 is 3)."""
     tiny = {f: sympy.Integer(0) for f in expr.atoms(sympy.Float) if abs(float(f)) < negligible}
     return round_constants(expr.xreplace(tiny) if tiny else expr, digits=digits, keep_floats=True)
+
+
+_CANCELLED = 1e-9
+"""A term of the expanded formula below this share of the root mean square of y at every point
+is a pair of constants that cancel (:func:`cancelled_terms`)."""
+
+
+def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int = 200) -> sympy.Expr:
+    """``expr`` without constants that cancel each other: its products distributed over sums,
+    like terms collected, and the terms under :data:`_CANCELLED` of the root mean square of y
+    at every row of X dropped; kept only where that is shorter than ``expr`` (an exact sum found
+    as x4 (x3 / (x5 + x6) - 3.2575e-5) + 3.2575e-5 x4 + exp(-x1 / x2), each constant fitted
+    where only their difference matters, is x3 x4 / (x5 + x6) + exp(-x1 / x2)). ``expr`` as it
+    is beyond ``max_ops`` operations or where the expansion fails."""
+    scale = float(np.sqrt(np.mean(np.asarray(y, dtype=np.float64) ** 2)))
+    if sympy.count_ops(expr) > max_ops or not np.isfinite(scale) or scale == 0:
+        return expr
+    xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
+    try:
+        e = sympy.expand(expr, mul=True, multinomial=False, power_exp=False, power_base=False, log=False)
+        names = {s.name: s for s in e.free_symbols}
+        kept, dropped = [], False
+        for term in sympy.Add.make_args(e):
+            with np.errstate(all="ignore"):
+                v = np.broadcast_to(np.asarray(sympy.lambdify([names.get(x.name, x) for x in xs], term, "numpy")(*X.T),
+                                               dtype=np.float64), (X.shape[0],))
+            if np.all(np.isfinite(v)) and np.max(np.abs(v)) <= _CANCELLED * scale:
+                dropped = True
+            else:
+                kept.append(term)
+    except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
+        return expr
+    out = sympy.Add(*kept)
+    return out if dropped and kept and sympy.count_ops(out) < sympy.count_ops(expr) else expr
 
 
 def distinct_formulas(candidates, limit: int, names: list[str] | None = None,
