@@ -143,13 +143,16 @@ def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3)
     order: the best monomial split, a group beside one input (else the single-index
     reduction, else the smooth index), the data in the differences (or sums) of the inputs
     that enter only through them (:func:`translations`; as they are when few enough, else
-    their best monomial split), the second monomial split."""
+    their best monomial split), the second monomial split; where none of those is found, the
+    pair of inputs read through one combination (:func:`_paired`; each reduction costs a search
+    of the model, and the least specific test is spent only where nothing else reduces the data)."""
     splits = monomial_splits(X, y, max_inner, limit=2)
     out = splits[:1] + (index_beside(X, y) or single_index(X, y) or smooth_index(X, y))
     P = translations(X, y)
     if P is not None:
         out += _in_linear(X, y, P, max_inner)
-    return (out + splits[1:] + (_paired(X, y, max_inner) if P is None else []))[:limit]
+    out += splits[1:]
+    return (out or _paired(X, y, max_inner))[:limit]
 
 
 def _in_linear(X: np.ndarray, y: np.ndarray, P: tuple, max_inner: int) -> list[Reduction]:

@@ -204,6 +204,11 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
         return [], np.zeros((ys.size, 0)), []
     n = ys.size
     A = np.column_stack([col for _, col in atoms])
+    # what a step may multiply a term by: each atom, then (pairs) that atom times each later one
+    steps = [e for a in range(len(atoms)) for e in [(a,)] + ([(a, b) for b in range(a, len(atoms))] if pairs else [])]
+    single = np.array([len(e) == 1 for e in steps])
+    with np.errstate(all="ignore"):
+        S = np.column_stack([A[:, e[0]] if len(e) == 1 else A[:, e[0]] * A[:, e[1]] for e in steps])
     keys: list[tuple[int, ...]] = []
     cols: list[np.ndarray] = []
     Q = np.ones((n, 1)) / np.sqrt(n)
@@ -211,22 +216,33 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
     sse0 = float(r @ r)
     path: list[list[int]] = []
     for _ in range(min(max_terms, n - 2)):
-        cand: dict[tuple[int, ...], np.ndarray] = {}
+        names: list[tuple[int, ...]] = []
+        blocks = []
+        seen = set(keys)
         for base, col in [((), np.ones(n))] + list(zip(keys, cols)):
             if len(base) >= _MAX_FACTORS:
                 continue
-            for a in range(len(atoms)):
-                key = tuple(sorted(base + (a,)))
-                if key not in cand and key not in keys:
-                    cand[key] = col * A[:, a]
-                for b in range(a, len(atoms) if pairs and len(base) + 2 <= _MAX_FACTORS else 0):
-                    key = tuple(sorted(base + (a, b)))
-                    if key not in cand and key not in keys:
-                        cand[key] = col * A[:, a] * A[:, b]
-        names = [k for k, c in cand.items() if np.all(np.isfinite(c)) and np.ptp(c) > 0 and np.max(np.abs(c)) < 1e150]
-        if not names:
+            use = np.ones(len(steps), dtype=bool) if len(base) + 2 <= _MAX_FACTORS else single
+            new = []
+            for k in np.flatnonzero(use):
+                key = tuple(sorted(base + steps[k]))
+                if key not in seen:
+                    seen.add(key)
+                    names.append(key)
+                    new.append(k)
+            if new:
+                with np.errstate(all="ignore"):
+                    blocks.append(col[:, None] * S[:, new])
+        if not blocks:
             break
-        C = np.column_stack([cand[k] for k in names])
+        C = np.concatenate(blocks, axis=1)
+        with np.errstate(all="ignore"):
+            ok = np.all(np.isfinite(C), axis=0) & (np.ptp(C, axis=0) > 0) & (np.max(np.abs(C), axis=0) < 1e150)
+        if not ok.any():
+            break
+        names = [k for k, o in zip(names, ok) if o]
+        C = C[:, ok]
+        raw = C
         C = C / np.linalg.norm(C, axis=0)
         Cc = C - Q @ (Q.T @ C)
         norms = np.einsum("ij,ij->j", Cc, Cc)
@@ -236,7 +252,7 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
         if gain[j] <= 0 or n * np.log(sse / max(sse - gain[j], 1e-300 * sse0)) <= _price(n, len(names)):
             break
         keys.append(names[j])
-        cols.append(cand[names[j]])
+        cols.append(raw[:, j])
         path.append(list(range(len(keys))))
         q = Cc[:, j] / np.sqrt(norms[j])
         r = r - q * (q @ r)
