@@ -11,8 +11,8 @@ drop duplicates: the only merge) and :meth:`Search.solve`, which runs the engine
 of the proposer's own (a reduction, a part of a sum) with the same split of the points and a
 share of the effort. The engine stops early when the best candidate is exact to the data's
 precision and holds at the edges of the data (proposers that are useful after that say so) or
-when the effort is spent: a
-deterministic number of fitted trees (``max_fits``), and optionally seconds (``time_limit``).
+when the effort is spent: a deterministic number of fitted trees (``max_fits``), and
+optionally seconds (``time_limit``).
 Nothing is kept between calls or shared between searches but the arrays they are given.
 """
 from __future__ import annotations

@@ -34,8 +34,10 @@ _MIN_POINTS_PER_INPUT = 10
 """The test abstains below this many points per input."""
 
 _MAX_DEGREE = 8
+"""The surrogates' degree, at most (one input and 200 points would allow far more columns)."""
 
 OPERATIONS = ("-", "+", "*", "/")
+"""The combinations tested: difference, sum, product, ratio."""
 
 
 class PairCombination(tuple):
@@ -48,6 +50,7 @@ class PairCombination(tuple):
         return super().__new__(cls, (int(i), int(j), op))
 
     def values(self, X: np.ndarray) -> np.ndarray:
+        """x_i op x_j at the rows of X."""
         a, b = X[:, self[0]], X[:, self[1]]
         with np.errstate(all="ignore"):
             return {"-": a - b, "+": a + b, "*": a * b, "/": a / b}[self[2]]

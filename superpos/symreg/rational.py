@@ -262,7 +262,8 @@ def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sym
     one = [(sympy.Integer(1), np.ones(n))]
     linear = [(xs[j], X[:, j]) for j in range(m)]
     powers = [(sympy.Mul(*[xs[j] for j in combo]), np.prod(X[:, list(combo)], axis=1))
-              for d in range(1, (3 if m <= 2 else 2) + 1) for combo in itertools.combinations_with_replacement(range(m), d)]
+              for d in range(1, (3 if m <= 2 else 2) + 1)
+              for combo in itertools.combinations_with_replacement(range(m), d)]
     p = one + trig + [(x * e, xv * v) for x, xv in linear for e, v in one + trig]
     q = one + powers + trig
 
@@ -277,8 +278,9 @@ def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, f
     """Sparse ratios P / Q over the trigonometric columns of :func:`_trig_columns` (the same
     null vector and backward elimination as :func:`rational_fits`) that describe y to
     :data:`_TRIG_EXACT`, Q not the constant (a monomial is a Q here: (1 - cos(x1 x2)) / (x1 x2^2)
-    is no sum of the library's terms) and P and Q of at most :data:`_MAX_TERMS` together, as (sympy expression over x1..xm, normalised error); Q's largest term written
-    with the coefficient 1. Empty above :data:`_TRIG_INPUTS` inputs, below 20 points or where
+    is no sum of the library's terms) and P and Q of at most :data:`_MAX_TERMS` together, as
+    (sympy expression over x1..xm, normalised error); Q's largest term written with the
+    coefficient 1. Empty above :data:`_TRIG_INPUTS` inputs, below 20 points or where
     the columns reach half the points."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64).ravel()

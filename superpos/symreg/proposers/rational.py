@@ -24,8 +24,9 @@ class RationalProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
         trees, starts = [], []
-        trig = search.work.has("cos") and search.work.has("sin")
-        for expr, _ in rational_fits(p.X[p.fit], p.y[p.fit]) + (trig_rational_fits(p.X[p.fit], p.y[p.fit]) if trig else []):
+        X, y = p.X[p.fit], p.y[p.fit]
+        trig = trig_rational_fits(X, y) if search.work.has("cos") and search.work.has("sin") else []
+        for expr, _ in rational_fits(X, y) + trig:
             try:
                 tree, consts = from_sympy(expr, search.work)
             except NotRepresentable:
