@@ -18,6 +18,7 @@ combination.
 from __future__ import annotations
 
 from itertools import combinations, combinations_with_replacement
+from math import comb
 
 import numpy as np
 
@@ -64,12 +65,11 @@ def _unexplained(W: np.ndarray, y: np.ndarray, max_columns: int) -> float:
     if not np.all(np.isfinite(W)) or np.any(sd == 0):
         return np.inf
     Z = (W - W.mean(axis=0)) / sd
-    for degree in range(_MAX_DEGREE, 0, -1):
-        terms = [idx for d in range(1, degree + 1) for idx in combinations_with_replacement(range(m), d)]
-        if len(terms) + 1 <= max_columns:
-            break
-    else:
+    # a polynomial of degree d in m inputs has comb(m + d, d) columns, the intercept included
+    degree = max((d for d in range(1, _MAX_DEGREE + 1) if comb(m + d, d) <= max_columns), default=0)
+    if degree == 0:
         return np.inf
+    terms = [idx for d in range(1, degree + 1) for idx in combinations_with_replacement(range(m), d)]
     A = np.column_stack([np.ones(n)] + [np.prod(Z[:, list(idx)], axis=1) for idx in terms])
     coef, *_ = np.linalg.lstsq(A, y, rcond=None)
     sse = float(np.sum((y - A @ coef) ** 2))

@@ -175,6 +175,19 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) \
         _error(MP[:, pc], MQ[:, qc], a, b, v)
 
 
+def _arrays(X, y) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64).ravel()
+
+
+def _usable(X, y, max_inputs: int) -> bool:
+    """Whether (X, y) can hold a rational fit: 20 points or more, 1 to ``max_inputs`` inputs,
+    finite values and a y that is not constant."""
+    X, y = _arrays(X, y)
+    n, m = X.shape
+    return (n >= 20 and 1 <= m <= max_inputs and bool(np.all(np.isfinite(X))) and bool(np.all(np.isfinite(y)))
+            and np.ptp(y) > 0)
+
+
 def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tuple[sympy.Expr, float]]:
     """Sparse rational fits P / Q of y on X, as (sympy expression over x1..xm with float
     coefficients, normalised error), the least errors first. Q has two terms or more (a
@@ -182,12 +195,10 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
     at most half of what P's polynomial alone leaves, and Q's largest term (its constant where
     that one is at least a tenth of the largest) is written with the coefficient 1. Empty below 20
     points, above ``max_inputs`` inputs, or where no fit explains ``_EXPLAINED`` of y."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).ravel()
-    n, m = X.shape
-    if n < 20 or not 1 <= m <= max_inputs or not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)) \
-            or np.ptp(y) == 0:
+    if not _usable(X, y, max_inputs):
         return []
+    X, y = _arrays(X, y)
+    n, m = X.shape
     sx = np.sqrt(np.mean(X**2, axis=0))
     sy = float(np.sqrt(np.mean(y**2)))
     if np.any(sx == 0) or sy == 0:
@@ -282,12 +293,10 @@ def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, f
     (sympy expression over x1..xm, normalised error); Q's largest term written with the
     coefficient 1. Empty above :data:`_TRIG_INPUTS` inputs, below 20 points or where
     the columns reach half the points."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64).ravel()
-    n, m = X.shape
-    if n < 20 or not 1 <= m <= _TRIG_INPUTS or not np.all(np.isfinite(X)) or not np.all(np.isfinite(y)) \
-            or np.ptp(y) == 0:
+    if not _usable(X, y, _TRIG_INPUTS):
         return []
+    X, y = _arrays(X, y)
+    n = X.shape[0]
     ep, MP, eq, MQ = _trig_columns(X)
     if MP.shape[1] + MQ.shape[1] > n // 2:
         return []
