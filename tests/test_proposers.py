@@ -162,6 +162,23 @@ def test_rational_fits_find_the_sparse_law_clean_and_under_noise():
     assert rational_fits(X[:15], y[:15]) == []  # too few points
 
 
+def test_batched_elimination_scores_equal_one_at_a_time():
+    from superpos.symreg.rational import _least, _least_many
+
+    rng = np.random.default_rng(2)
+    P, Q = rng.normal(size=(60, 6)), rng.normal(size=(60, 4))
+    Z = rng.normal(size=60)[:, None] * Q
+    K = {"pp": P.T @ P, "pz": P.T @ Z, "zz": Z.T @ Z, "qq": Q.T @ Q}
+    pc, qc = [0, 1, 2, 3, 4, 5], [0, 1, 2, 3]
+    drops_p = [pc[:i] + pc[i + 1:] for i in range(6)]
+    drops_q = [qc[:i] + qc[i + 1:] for i in range(4)]
+    np.testing.assert_allclose(_least_many(K, drops_p, [qc]), [_least(K, d, qc) for d in drops_p], rtol=1e-12)
+    np.testing.assert_allclose(_least_many(K, [pc], drops_q), [_least(K, pc, d) for d in drops_q], rtol=1e-12)
+    K["pp"][:, 0] = K["pp"][0] = 0.0  # a singular set: the sets solved one by one, inf where singular
+    got = _least_many(K, drops_p, [qc])
+    assert np.isfinite(got[0]) and np.all(np.isinf(got[1:]))
+
+
 def test_rational_fits_reach_a_numerator_of_degree_three_over_two():
     """The relativistic sum of velocities (u + v) / (1 + u v / c^2) is x1^2 (x2 + x3) / (x1^2 + x2 x3):
     degrees (3, 2)."""

@@ -96,9 +96,13 @@ class Candidate:
     part by part; kept through refits."""
     saving: int = field(init=False, repr=False, compare=False, default=0)
     """What the tree's fitted powers take off its complexity (:func:`power_saving`), counted once."""
+    tie_key: tuple = field(init=False, repr=False, compare=False, default=())
+    """(complexity, -log_likelihood, rank), the selection's tie keys, counted once: the pool is
+    ranked again at every merge."""
 
     def __post_init__(self):
         self.saving = power_saving(self.tree, self.basis_names)
+        self.tie_key = (self.complexity, -self.log_likelihood, self.rank)
 
     @property
     def size(self) -> int:

@@ -120,6 +120,24 @@ def _least(K: dict, pc: list[int], qc: list[int]) -> float:
         return np.inf
 
 
+def _least_many(K: dict, pcs: list[list[int]], qcs: list[list[int]]) -> np.ndarray:
+    """:func:`_least` for many column sets at once (all of ``pcs`` of one length, all of
+    ``qcs`` of one length; one of them may hold a single set, shared): the same matrices
+    stacked through numpy's batched solvers, set by set where one of them is singular."""
+    k = max(len(pcs), len(qcs))
+    P = np.broadcast_to(np.asarray(pcs, dtype=np.int64), (k, len(pcs[0])))
+    Q = np.broadcast_to(np.asarray(qcs, dtype=np.int64), (k, len(qcs[0])))
+    try:
+        B = K["pz"][P[:, :, None], Q[:, None, :]]
+        BT = np.swapaxes(B, -1, -2)
+        C = K["zz"][Q[:, :, None], Q[:, None, :]] - BT @ np.linalg.solve(K["pp"][P[:, :, None], P[:, None, :]], B)
+        L = np.linalg.cholesky(K["qq"][Q[:, :, None], Q[:, None, :]])
+        M = np.linalg.solve(L, np.swapaxes(np.linalg.solve(L, C), -1, -2))
+        return np.linalg.eigvalsh((M + np.swapaxes(M, -1, -2)) / 2.0)[:, 0]
+    except np.linalg.LinAlgError:
+        return np.array([_least(K, list(p), list(q)) for p, q in zip(P, Q)])
+
+
 def _polynomial_error(MP: np.ndarray, v: np.ndarray) -> float:
     """Normalised squared error of the least-squares polynomial on P's monomials (Q = 1)."""
     coef, *_ = np.linalg.lstsq(MP, v, rcond=None)
@@ -149,11 +167,14 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) \
     while len(pc) + len(qc) > 2:
         best = None
         for side, cols in ((0, pc), (1, qc)):
-            for i in range(len(cols) if len(cols) > 1 else 0):
-                rest = cols[:i] + cols[i + 1:]
-                lam = _least(K, rest, qc) if side == 0 else _least(K, pc, rest)
-                if best is None or lam < best[0]:
-                    best = (lam, side, rest)
+            if len(cols) < 2:
+                continue
+            rests = [cols[:i] + cols[i + 1:] for i in range(len(cols))]
+            lams = _least_many(K, rests, [qc]) if side == 0 else _least_many(K, [pc], rests)
+            lams = np.where(np.isnan(lams), np.inf, lams)
+            i = int(np.argmin(lams))  # the first of equal values, as the loop over drops took it
+            if best is None or lams[i] < best[0]:
+                best = (float(lams[i]), side, rests[i])
         if best is None or score(best[0], len(pc) + len(qc) - 1) >= score(cur, len(pc) + len(qc)):
             break
         cur = best[0]

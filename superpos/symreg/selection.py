@@ -25,8 +25,7 @@ def tie_keys(cands: list[Candidate]) -> np.ndarray:
     """The tie rule's keys, (candidates, 3): complexity (nodes plus free constants, a fitted
     power as a product with a constant: :attr:`Candidate.complexity`), minus the log-likelihood, decoder rank. Tied candidates go simplest first, then the more likely,
     then the better ranked: every rule and the bootstrap use these keys."""
-    return np.array([(c.complexity, -c.log_likelihood, c.rank) for c in cands],
-                    dtype=np.float64).reshape(len(cands), 3)
+    return np.array([c.tie_key for c in cands], dtype=np.float64).reshape(len(cands), 3)
 
 
 def tie_order(cands: list[Candidate]) -> np.ndarray:
