@@ -486,6 +486,8 @@ def test_pi_multiples_snap_and_render():
     assert pi_multiple(-np.pi / 2, 1e-9) == -sympy.pi / 2
     assert pi_multiple(1 / np.sqrt(2 * np.pi), 1e-9) == 1 / sympy.sqrt(2 * sympy.pi)
     assert pi_multiple(0.892, 1e-3) is None  # 14/(5 pi) = 0.8913 is not offered
+    assert pi_multiple(1 / (6 * np.pi), 1e-9) == 1 / (6 * sympy.pi)  # Larmor's power
+    assert pi_multiple(np.pi**2 / 6, 1e-9) == sympy.pi**2 / 6
     assert 4 * np.pi in simple_values(12.5664) and all(isinstance(q, float) for q in simple_values(0.399))
     x = sympy.Symbol("x1", real=True)
     assert round_constants(0.0795774715459477 * x, digits=12, keep_floats=True) == x / (4 * sympy.pi)

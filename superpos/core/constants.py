@@ -32,8 +32,9 @@ def _short_fraction(v: float, max_denominator: int, denominators=None) -> list[F
     return out
 
 
-_PI_FACTORS = sorted({Fraction(a, b) for a in (1, 2, 3, 4, 8) for b in (1, 2, 3, 4, 8)})
-"""The fractions that multiply a power of pi: 4 pi, pi/2, 4 pi/3, 1/(8 pi), not 14/(5 pi)."""
+_PI_FACTORS = sorted({Fraction(a, b) for a in (1, 2, 3, 4, 6, 8) for b in (1, 2, 3, 4, 6, 8)})
+"""The fractions that multiply a power of pi: 4 pi, pi/2, 4 pi/3, 1/(6 pi) (Larmor's), pi^2/6,
+1/(8 pi), not 14/(5 pi)."""
 
 
 def _pi_candidates(v: float) -> list[tuple[float, sympy.Expr]]:
@@ -49,7 +50,7 @@ def _pi_candidates(v: float) -> list[tuple[float, sympy.Expr]]:
 
 
 def pi_multiple(v: float, rtol: float) -> sympy.Expr | None:
-    """f p within ``rtol`` of v (relative), f a fraction of 1, 2, 3, 4, 8 and p a power of pi
+    """f p within ``rtol`` of v (relative), f a fraction of 1, 2, 3, 4, 6, 8 and p a power of pi
     (pi, 1/pi, pi^2, 1/pi^2, sqrt(2 pi), 1/sqrt(2 pi)), the first in that order; else None."""
     if not np.isfinite(v) or v == 0:
         return None
