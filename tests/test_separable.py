@@ -9,7 +9,8 @@ from superpos import SuperposRegressor
 from superpos.exceptions import SuperposError
 from superpos.datasets import is_exact_recovery
 from superpos.symreg.proposers.separable import MAX_DEPTH, SeparableProposer
-from superpos.symreg.separable import partition, separations, split_parts
+from superpos.symreg.candidates import Points, kept_rows
+from superpos.symreg.separable import partition, separations, signed_products, split_parts
 
 
 def points(n, m, lo=-2.0, hi=2.0, seed=0):
@@ -65,6 +66,44 @@ def test_abstains_on_few_points_and_fits_on_given_rows():
     y_bad[200:] = 1e6  # rows the test must not read
     parts, explained, comps, _ = partition(X, y_bad, np.arange(200))
     assert parts == [(0,), (1, 2)] and explained > 0.999 and comps.shape == (300, 2)
+
+
+def _signed_law(n=200, seed=0):
+    X = points(n, 5, 1.0, 5.0, seed)
+    X[:, 1] = np.random.default_rng(seed + 1).uniform(0.0, 6.0, n)
+    return X, X[:, 0] * np.cos(X[:, 1]) * (X[:, 3] ** 2 / X[:, 2] - X[:, 4])
+
+
+def test_a_product_of_factors_that_change_sign_splits_into_them():
+    X, y = _signed_law()
+    assert y.min() < 0 < y.max()
+    seps = separations(X, y)
+    assert [s.kind for s in seps] == ["signed"] and seps[0].parts == ((0,), (1,), (2, 3, 4))
+    start = np.prod([seps[0].part_values(p) for p in range(3)], axis=0)
+    assert np.corrcoef(start, y)[0, 1] > 0.99
+    assert signed_products(X[:40], y[:40]) == []  # fewer than 10 points per input
+    # no product: x1 x2 + sin(x2 x3) (in test_non_separable_laws_do_not_split) and a sum of products
+    assert signed_products(X, X[:, 0] * np.cos(X[:, 1]) + X[:, 2] * np.sin(X[:, 3] - X[:, 4])) == []
+
+
+def test_a_signed_product_is_solved_part_by_part():
+    from superpos.datasets import load_problems
+
+    p = next(q for q in load_problems("feynman") if q.name.startswith("test_14 "))  # 4.60' Jackson
+    X, y = p.sample(random_state=0)
+    reg = SuperposRegressor(random_state=0).fit(X, y)
+    assert exact(reg, p.formula, 5) and reg.candidates_[0].source == "separable"
+
+
+def test_kept_rows_keep_the_split():
+    X = points(10, 2)
+    p = Points(X, X[:, 0], np.array([0, 2, 4, 6, 8]), np.array([1, 3, 5, 7, 9]),
+               ((np.array([0, 1, 2]), np.array([3, 4, 5])),))
+    keep = np.array([True, False, True, True, False, False, True, True, True, True])
+    sub = p.subset(keep)
+    assert np.array_equal(sub.X, X[keep]) and sub.fit.tolist() == [0, 1, 3, 5] and sub.val.tolist() == [2, 4, 6]
+    assert [f.tolist() for f in sub.folds[0]] == [[0, 1], [2]]
+    assert kept_rows(np.array([9, 1]), keep).tolist() == [6]
 
 
 def test_proposer_depth_limit_and_settings():

@@ -138,6 +138,11 @@ class Candidate:
                 f"r2_validation={self.r2_validation:.6g})")
 
 
+def kept_rows(idx: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The row indices ``idx`` that the boolean mask ``keep`` keeps, renumbered among the kept rows."""
+    return (np.cumsum(keep) - 1)[idx[keep[idx]]]
+
+
 @dataclass(frozen=True)
 class Points:
     """A data set split into the points that fit constants (``fit``) and the points that
@@ -182,6 +187,12 @@ class Points:
         fold[order] = deal
         idx = np.arange(n)
         return cls(X, y, idx, idx, tuple((np.flatnonzero(fold != f), np.flatnonzero(fold == f)) for f in range(k)))
+
+    def subset(self, keep: np.ndarray) -> "Points":
+        """The points at the rows ``keep`` (a boolean mask over the rows), split as here: the
+        fitting, validation and fold rows among them, renumbered (:func:`kept_rows`)."""
+        return Points(self.X[keep], self.y[keep], kept_rows(self.fit, keep), kept_rows(self.val, keep),
+                      tuple((kept_rows(f, keep), kept_rows(v, keep)) for f, v in self.folds))
 
     @property
     def n_validation(self) -> int:

@@ -26,7 +26,7 @@ import numpy as np
 from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable, SuperposError
-from .candidates import Candidate, Points, fit_candidates, selection_sample, structural_hashes
+from .candidates import Candidate, Points, fit_candidates, kept_rows, selection_sample, structural_hashes
 from .edges import edge_errors, edge_floor, holds_at_edges
 from .fitting import fit_many
 from .laws import law_basis
@@ -307,15 +307,17 @@ class Search:
         return decade_scales(points.X, points.y)
 
     def solve(self, X: np.ndarray, y: np.ndarray, proposers: Sequence[str], share: float,
-              basis: Basis | None = None, work: Basis | None = None) -> list[Candidate]:
+              basis: Basis | None = None, work: Basis | None = None, rows: np.ndarray | None = None) -> list[Candidate]:
         """The engine again on data of the proposer's own (rows as the search's, so the same
-        split of points; inputs may differ), with the proposers named ``proposers`` (from the
-        whole registry: a proposer's own sub-search does not depend on which sources the user
-        chose) and ``share`` of the effort left: the ranked pool, trees over ``work`` (default:
-        ``basis``, whose default is the model's basis; the laws' basis over it lets the laws and
-        families proposers run)."""
+        split of points; inputs may differ; ``rows``, a boolean mask, keeps some of them), with
+        the proposers named ``proposers`` (from the whole registry: a proposer's own sub-search
+        does not depend on which sources the user chose) and ``share`` of the effort left: the
+        ranked pool, trees over ``work`` (default: ``basis``, whose default is the model's basis;
+        the laws' basis over it lets the laws and families proposers run)."""
         basis = self.model.basis_ if basis is None else basis
-        sub = replace(self, points=Points(X, y, self.points.fit, self.points.val, self.points.folds),
+        points = Points(X, y, self.points.fit, self.points.val, self.points.folds)
+        sub = replace(self, points=points if rows is None else points.subset(rows),
+                      shown=self.shown if rows is None else kept_rows(self.shown, rows),
                       basis=basis, work=basis if work is None else work, effort=self.effort.share(share),
                       proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1,
                       notes={})

@@ -29,7 +29,7 @@ from .template import monomials
 
 __all__ = ["rational_fits", "trig_rational_fits", "DEGREES"]
 
-DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3))
+DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3), (4, 3))
 """(degree of P, degree of Q) in the order tried."""
 
 _EXPLAINED = 0.98

@@ -13,6 +13,15 @@ gain is small; a true interaction is missed by orders of magnitude); where no tw
 qualify, three parts may merge the same way. The partition fires when it has two or more parts
 and explains :data:`_EXPLAINED` of the variance; its fitted parts
 give the starting targets of each part's search (:class:`Separation`).
+
+Where y changes sign, log|y| has no such fit (its zeros are poles of log|y|), and a product
+y = f(x_A) g(x_B) is tested directly (:func:`signed_products`): for every split A | B of the
+inputs (at most :data:`_SIGNED_INPUTS` inputs), the product of two polynomials, one in each
+group (the degrees above), fitted by alternating least squares; the split of least error fires
+where it explains :data:`_EXPLAINED` of the variance and every split nearly as good agrees with
+it (the groups both name hold a product of their intersections that explains as much, and the
+law is then taken as that finer product; a flexible fit of a law that is no product passes for
+several incompatible splits).
 """
 from __future__ import annotations
 
@@ -22,7 +31,7 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 import sympy
 
-__all__ = ["Separation", "separations", "partition", "split_parts"]
+__all__ = ["Separation", "separations", "partition", "signed_products", "split_parts"]
 
 _EXPLAINED = 0.98
 """The share of the variance (of y, or of log|y| for products) the additive polynomial model of
@@ -47,6 +56,17 @@ _MIN_POINTS_PER_INPUT = 10
 
 _DEGREE = {1: 5, 2: 4, 3: 3, 4: 3}
 
+_SIGNED_INPUTS = 7
+"""The product test of a y that changes sign tries every split of at most this many inputs
+(63 splits)."""
+
+_RIVAL = 2.0
+"""A split whose unexplained share is within this factor of the best one's is a rival: both
+must hold together (:func:`signed_products`)."""
+
+_ALS_ROUNDS = 30
+"""At most this many rounds of alternating least squares per start."""
+
 
 @dataclass(frozen=True)
 class Separation:
@@ -64,9 +84,12 @@ class Separation:
 
     def part_values(self, p: int) -> np.ndarray:
         """Part p's starting values at the rows: its component, with the offset (sum) or the
-        constant factor (product) given to the first part."""
+        constant factor (product) given to the first part; for a product of factors that
+        change sign (``kind`` "signed"), the factor's fitted values."""
         if self.kind == "sum":
             return self.components[:, p] + (self.offset if p == 0 else 0.0)
+        if self.kind == "signed":
+            return self.components[:, p]
         scale = self.sign * np.exp(self.offset) if p == 0 else 1.0
         return scale * np.exp(self.components[:, p])
 
@@ -150,7 +173,9 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) -> tuple[list[tuple[int, 
 def separations(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
     """The additive partition of y and, where y keeps one sign, of log|y| (the multiplicative
     one), each fitted on ``rows`` (default all; components at every row) where it has two or
-    more parts and explains :data:`_EXPLAINED` of the variance; additive first."""
+    more parts and explains :data:`_EXPLAINED` of the variance; additive first. Where y changes
+    sign, the product of two factors that may change sign (:func:`signed_products`) instead of
+    the log test."""
     out = []
     found = partition(X, y, rows)
     if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
@@ -159,7 +184,87 @@ def separations(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
         found = partition(X, np.log(np.abs(y)), rows)
         if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
             out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0]))))
+    else:
+        out += signed_products(X, y, rows)
     return out
+
+
+def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: np.ndarray):
+    """t ~ prod_p F_p(x_{groups[p]}), each F_p a polynomial (intercept and :func:`_columns`),
+    by alternating least squares on ``rows``, from a start per factor and per target (that
+    factor fitted to |t|, then to t, the others 1 and updated first; one start alone falls into
+    a poor local optimum where t's mean over the other inputs is near 0): (SSE, the factors'
+    values at every row of Z (n, k))."""
+    bases = [np.column_stack([np.ones(Z.shape[0]), _columns(Z, g)]) for g in groups]
+    tr = t[rows]
+    best = (np.inf, None)
+    k = len(groups)
+    for lead, start in ((lead, start) for lead in range(k) for start in (np.abs(t), t)):
+        vals = [np.ones(Z.shape[0]) for _ in groups]
+        coef, *_ = np.linalg.lstsq(bases[lead][rows], start[rows], rcond=None)
+        vals[lead] = bases[lead] @ coef
+        order = [q for q in range(k) if q != lead] + [lead]
+        prev = np.inf
+        for _ in range(_ALS_ROUNDS):
+            for p in order:
+                B = bases[p]
+                rest = np.prod([vals[q][rows] for q in range(len(groups)) if q != p], axis=0)
+                coef, *_ = np.linalg.lstsq(B[rows] * rest[:, None], tr, rcond=None)
+                vals[p] = B @ coef
+            r = tr - np.prod([v[rows] for v in vals], axis=0)
+            sse = float(r @ r)
+            if not np.isfinite(sse) or sse > prev * (1.0 - 1e-6):
+                break
+            prev = sse
+        if np.isfinite(prev) and prev < best[0]:
+            best = (prev, np.column_stack(vals))
+    return best
+
+
+def signed_products(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
+    """y = f(x_A) g(x_B) for a y that changes sign (see the module): [the split, refined by its
+    rivals, as a :class:`Separation` of ``kind`` "signed" (components: the factors' values at
+    every row)], or [] where
+    no split explains :data:`_EXPLAINED` of the variance on ``rows`` (default all), a rival
+    split disagrees, the inputs are more than :data:`_SIGNED_INPUTS` or the points fewer than
+    10 per input."""
+    rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
+    n, m = int(rows.size), X.shape[1]
+    y = np.asarray(y, dtype=np.float64)
+    if (m < 2 or m > _SIGNED_INPUTS or n < _MIN_POINTS_PER_INPUT * m or not np.all(np.isfinite(y[rows]))
+            or np.ptp(y[rows]) == 0):
+        return []
+    sd = X[rows].std(axis=0)
+    if np.any(sd == 0):
+        return []
+    Z = (X - X[rows].mean(axis=0)) / sd
+    sst = float(np.sum((y[rows] - y[rows].mean()) ** 2))
+    fits = []
+    for k in range(1, m):
+        for A in combinations(range(m), k):
+            if 0 in A:
+                B = tuple(j for j in range(m) if j not in A)
+                sse, vals = _factors(Z, y, [A, B], rows)
+                if vals is not None:
+                    fits.append((sse / sst, A, B, vals))
+    if not fits:
+        return []
+    fits.sort(key=lambda f: f[0])
+    u, A, B, vals = fits[0]
+    if u > 1.0 - _EXPLAINED:
+        return []
+    parts = [A, B]
+    for u2, A2, B2, _ in fits[1:]:
+        if u2 > _RIVAL * max(u, _EXACT):
+            break
+        groups = sorted(g for g in (tuple(sorted(set(a) & set(b))) for a in parts for b in (A2, B2)) if g)
+        if len(groups) == len(parts):  # the rival names groups the split already holds
+            continue
+        sse, got = _factors(Z, y, groups, rows)
+        if got is None or sse / sst > 1.0 - _EXPLAINED:
+            return []
+        parts, vals, u = groups, got, sse / sst
+    return [Separation("signed", tuple(parts), vals, 0.0, 1.0 - u)]
 
 
 def split_parts(expr: sympy.Expr, kind: str, groups) -> list[tuple[tuple[int, ...], sympy.Expr]]:

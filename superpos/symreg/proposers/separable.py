@@ -6,8 +6,8 @@ Each part is a data set of its own, solved by the engine (:meth:`Search.solve` o
 basis: the model, powers, families, local search, reductions, the laws and this proposer
 again, to ``decompose_depth`` levels), on the same rows, so the same split of the points; each
 part gets 1 / (2 k PASSES) of the effort left. Backfitting: part p's target is y minus (sum) or
-divided by (product) the current fits of the other parts, at first the polynomial parts of the
-test, then each part's best formula as soon as it is found; :data:`PASSES` passes, each
+divided by (product) the current fits of the other parts (where the factors change sign, on the
+rows away from the others' zeros), at first the polynomial parts of the test, then each part's best formula as soon as it is found; :data:`PASSES` passes, each
 searching the structures again with cleaner targets. The parts' formulas are recombined into
 one tree over every input and refitted jointly from their constants.
 """
@@ -31,7 +31,12 @@ MAX_DEPTH = 3
 PASSES = 2
 """Backfitting passes; each searches every part's structure on the current targets."""
 
-PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "separable", "laws")
+_AWAY_FROM_ZEROS = 0.2
+"""A factor's target y / g (g the other factors, which change sign) is searched on the rows where
+|g| is at least this share of its largest value (or its median, where fewer rows are left):
+near g's zeros y / g is mostly noise."""
+
+PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "rational", "separable", "laws")
 
 
 def splits_the_data(search: Search) -> bool:
@@ -64,7 +69,7 @@ class SeparableProposer:
                 continue
             expr = sympy.Add(*found) if sep.kind == "sum" else _product(found)
             out += search.refit_expression(expr, search.floor(pool), self.name, len(pool) + len(out),
-                                           decomposition=(sep.kind, sep.parts))
+                                           decomposition=("sum" if sep.kind == "sum" else "product", sep.parts))
         return out
 
 
@@ -100,14 +105,23 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
     for _ in range(PASSES):
         for i, part in enumerate(sep.parts):
             others = [current[j] for j in range(k) if j != i]
+            rows = None
             with np.errstate(all="ignore"):
-                target = y - np.sum(others, axis=0) if sep.kind == "sum" else y / np.prod(others, axis=0)
-            if not np.all(np.isfinite(target)) or np.ptp(target) == 0:
+                if sep.kind == "sum":
+                    target = y - np.sum(others, axis=0)
+                elif sep.kind == "product":
+                    target = y / np.prod(others, axis=0)
+                else:  # factors that change sign: y / g only where |g| is not near its zeros
+                    g = np.abs(np.prod(others, axis=0))
+                    rows = g >= min(_AWAY_FROM_ZEROS * np.max(g), np.median(g))
+                    target = np.where(rows, y / np.where(rows, np.prod(others, axis=0), 1.0), 0.0)
+            kept = target if rows is None else target[rows]
+            if not np.all(np.isfinite(kept)) or np.ptp(kept) == 0:
                 return None
             basis = model_basis_over(search.model, len(part))
             work = law_basis(basis)
             found = search.solve(X[:, list(part)], target, PART_PROPOSERS, share=0.5 / (k * PASSES), basis=basis,
-                                 work=work)
+                                 work=work, rows=rows)
             found = [c for c in found if np.all(np.isfinite(c.constants))]
             if not found:
                 return None
