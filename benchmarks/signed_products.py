@@ -4,7 +4,8 @@ y = f(x_A) g(x_B) with factors that may change sign
 
 For each law of the benchmark sets named whose sample changes sign (one sample of 200 points,
 seed 0, as the honesty benchmark draws it), clean and at 1 % noise (y += N(0, (0.01 rms y)^2)),
-the test runs on all the points. A split is *right* when the law is a product over it:
+the test runs on all the points. A split (two groups, or more where rival splits refined it) is
+*right* when the law is a product over it: for each group A and the other inputs B,
 f(a, b) f(a', b') = f(a, b') f(a', b) for each point (a, b) and the next one (a', b') of the
 sample, checked on the law's expression to 1e-8 relative; every other split it returns is a
 false positive. Time per call.
@@ -23,19 +24,24 @@ from superpos.datasets import load_problems
 from superpos.symreg.separable import signed_products
 
 
-def holds(p, X: np.ndarray, A: tuple, B: tuple) -> bool:
-    """Whether the law is a product of a function of the inputs A and one of the inputs B."""
+def holds(p, X: np.ndarray, parts: tuple) -> bool:
+    """Whether the law is a product of functions of the groups ``parts``: for each group A and
+    the other inputs B, f(a, b) f(a', b') = f(a, b') f(a', b)."""
     f = sympy.lambdify(sympy.symbols(f"x1:{X.shape[1] + 1}"), p.expr(), "numpy")
     R = np.roll(X, 1, axis=0)
-    XA, XB = X.copy(), R.copy()  # (a, b') and (a', b)
-    XA[:, list(B)] = R[:, list(B)]
-    XB[:, list(B)] = X[:, list(B)]
-    with np.errstate(all="ignore"):
-        v = [f(*Z.T) * np.ones(len(X)) for Z in (X, R, XA, XB)]
-    lhs, rhs = v[0] * v[1], v[2] * v[3]
-    ok = np.isfinite(lhs) & np.isfinite(rhs)
-    scale = np.maximum(np.abs(lhs[ok]), np.abs(rhs[ok]))
-    return bool(ok.sum() > 0.9 * len(X) and np.all(np.abs(lhs[ok] - rhs[ok]) <= 1e-8 * np.maximum(scale, 1e-300)))
+    for A in parts:
+        B = [j for j in range(X.shape[1]) if j not in A]
+        XA, XB = X.copy(), R.copy()  # (a, b') and (a', b)
+        XA[:, B] = R[:, B]
+        XB[:, B] = X[:, B]
+        with np.errstate(all="ignore"):
+            v = [f(*Z.T) * np.ones(len(X)) for Z in (X, R, XA, XB)]
+        lhs, rhs = v[0] * v[1], v[2] * v[3]
+        ok = np.isfinite(lhs) & np.isfinite(rhs)
+        scale = np.maximum(np.abs(lhs[ok]), np.abs(rhs[ok]))
+        if not (ok.sum() > 0.9 * len(X) and np.all(np.abs(lhs[ok] - rhs[ok]) <= 1e-8 * np.maximum(scale, 1e-300))):
+            return False
+    return True
 
 
 def main() -> None:
@@ -53,7 +59,7 @@ def main() -> None:
                 t = time.perf_counter()
                 found = signed_products(X, yy)
                 sec = time.perf_counter() - t
-                right = bool(found) and holds(p, X, *found[0].parts)
+                right = bool(found) and holds(p, X, found[0].parts)
                 rows.append((name, noise, bool(found), right, sec))
                 shown = "-" if not found else " | ".join(",".join(f"x{j + 1}" for j in g) for g in found[0].parts)
                 print(f"{name:19s} {p.name[:40]:40s} noise={noise:<5} {'RIGHT' if right else ('FALSE' if found else '     ')} "
