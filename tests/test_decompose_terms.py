@@ -11,7 +11,7 @@ from superpos.core.tree import check_tree, evaluate
 from superpos.symreg.decompose import (Reduction, index_beside, monomial_splits, reductions, single_index,
                                        smooth_in, smooth_index)
 from superpos.symreg.translations import translations
-from superpos.symreg.terms import sum_trees, term_library, transformed_sums
+from superpos.symreg.terms import monomial_library, monomial_sum_trees, sum_trees, term_library, transformed_sums
 
 
 def test_monomial_split_finds_the_factor_and_the_inner_inputs():
@@ -146,6 +146,24 @@ def test_sum_trees_propose_the_sparse_polynomial():
 
     shown = {str(to_sympy(t, b)) for t in sum_trees(X, y, b)}
     assert "c0 + c1*x1**3 + c2*x1**4 + c3*x2 + c4*x2**2" in shown
+
+
+def test_monomial_sums_reach_terms_over_four_inputs():
+    from superpos.symreg.fitting import fit_many
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(1, 5, (150, 6))
+    y = -(X[:, 1] * X[:, 5] ** 4 / X[:, 2] ** 2 + X[:, 3] ** 2 * X[:, 5] ** 2 * (1 - 2 * X[:, 4])) / (8 * np.pi * X[:, 0])
+    b = Basis.default(6)
+    trees = monomial_sum_trees(X, y, b)
+    assert trees and min(e for _, e, _ in fit_many(trees, b, X, y)) < 1e-20  # AI Feynman's 15.2.2 Weinberg
+    E = monomial_library(X)
+    assert len(E) <= 30_000 and E.min() == -2 and E.max() == 4 and np.count_nonzero(E, axis=1).max() == 4
+    X[:, 2] -= 3.0  # an input of both signs: no negative power of it
+    assert monomial_library(X)[:, 2].min() == 0  # (x1 still takes -2)
+    assert monomial_library(X)[:, 0].min() == -2
+    assert monomial_sum_trees(X, rng.normal(size=150), b) == []  # no short sum describes noise
+    assert monomial_sum_trees(X[:, :2], y, Basis.default(2)) == []  # the library's polynomials cover 1-2 inputs
 
 
 def test_no_singular_term_for_an_input_of_both_signs():

@@ -1,11 +1,13 @@
 """Sums of library terms (source ``sums``): the sparse fits of :func:`~superpos.symreg.terms.sum_trees`
-on the fitting points, with grown products on small data, found on the data in the decade the
-model knows (sin(x) of millimetres is no term) and mapped back to the user's units."""
+on the fitting points, with grown products on small data, and short sums of monomials with
+integer exponents over 3 inputs or more (:func:`~superpos.symreg.terms.monomial_sum_trees`),
+found on the data in the decade the model knows (sin(x) of millimetres is no term) and mapped
+back to the user's units."""
 from __future__ import annotations
 
 from ..candidates import Candidate
 from ..engine import Search
-from ..terms import sum_trees
+from ..terms import monomial_sum_trees, sum_trees
 
 __all__ = ["SumsProposer"]
 
@@ -20,6 +22,7 @@ class SumsProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         kx, ky = search.decade()
         p = search.points
-        trees = sum_trees(p.X[p.fit] / 10.0**kx, p.y[p.fit] / 10.0**ky, search.work, grown=not p.folds)
+        Xf, yf = p.X[p.fit] / 10.0**kx, p.y[p.fit] / 10.0**ky
+        trees = sum_trees(Xf, yf, search.work, grown=not p.folds) + monomial_sum_trees(Xf, yf, search.work)
         return search.fit(trees, search.work, self.name, scores=search.floor(pool), first_rank=len(pool),
                           scale=(kx, ky))
