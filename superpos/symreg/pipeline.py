@@ -113,8 +113,10 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("simplifying")
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)), shortest=True)
-    expr = readable_numbers(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys), X),
-                                            float(settings.simplify_seconds)))
+    # simplification multiplies constants out: a scale 1.5045 times a part's 0.66468 is 1.0
+    expr = readable_numbers(round_constants(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys), X),
+                                                            float(settings.simplify_seconds)),
+                                            digits=12, max_denominator=12, keep_floats=True))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         residuals = ys - evaluate(win.tree, basis, Xs, constants)
