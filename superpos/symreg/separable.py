@@ -170,12 +170,12 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) -> tuple[list[tuple[int, 
     return parts, 1.0 - sse / sst, np.column_stack(comps), float(coef[0])
 
 
-def separations(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
+def separations(X: np.ndarray, y: np.ndarray, rows=None, signed: bool = True) -> list[Separation]:
     """The additive partition of y and, where y keeps one sign, of log|y| (the multiplicative
     one), each fitted on ``rows`` (default all; components at every row) where it has two or
     more parts and explains :data:`_EXPLAINED` of the variance; additive first. Where y changes
-    sign, the product of two factors that may change sign (:func:`signed_products`) instead of
-    the log test."""
+    sign and no additive partition fired, the product of factors that may change sign
+    (:func:`signed_products`, with ``signed``) instead of the log test."""
     out = []
     found = partition(X, y, rows)
     if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
@@ -184,7 +184,7 @@ def separations(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
         found = partition(X, np.log(np.abs(y)), rows)
         if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
             out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0]))))
-    else:
+    elif signed and not out:  # a sum is no product
         out += signed_products(X, y, rows)
     return out
 
