@@ -224,10 +224,9 @@ def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: 
 def signed_products(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
     """y = f(x_A) g(x_B) for a y that changes sign (see the module): [the split, refined by its
     rivals, as a :class:`Separation` of ``kind`` "signed" (components: the factors' values at
-    every row)], or [] where
-    no split explains :data:`_EXPLAINED` of the variance on ``rows`` (default all), a rival
-    split disagrees, the inputs are more than :data:`_SIGNED_INPUTS` or the points fewer than
-    10 per input."""
+    every row)], or [] where no split explains :data:`_EXPLAINED` of the variance on ``rows``
+    (default all), a rival split disagrees, the inputs are more than :data:`_SIGNED_INPUTS` or
+    the points fewer than 10 per input."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
     n, m = int(rows.size), X.shape[1]
     y = np.asarray(y, dtype=np.float64)

@@ -3,13 +3,15 @@ or the product of such parts, over disjoint groups of inputs found by
 :func:`~superpos.symreg.separable.separations` on the fitting points.
 
 Each part is a data set of its own, solved by the engine (:meth:`Search.solve` over the laws'
-basis: the model, powers, families, local search, reductions, the laws and this proposer
-again, to ``decompose_depth`` levels), on the same rows, so the same split of the points; each
-part gets 1 / (2 k PASSES) of the effort left. Backfitting: part p's target is y minus (sum) or
-divided by (product) the current fits of the other parts (where the factors change sign, on the
-rows away from the others' zeros), at first the polynomial parts of the test, then each part's best formula as soon as it is found; :data:`PASSES` passes, each
-searching the structures again with cleaner targets. The parts' formulas are recombined into
-one tree over every input and refitted jointly from their constants.
+basis: the model, powers, families, local search, reductions, the laws, the rational laws from
+the second pass, and this proposer again, to ``decompose_depth`` levels), on the same rows, so
+the same split of the points; each part gets 1 / (2 k PASSES) of the effort left. Backfitting:
+part p's target is y minus (sum) or divided by (product) the current fits of the other parts
+(where the factors change sign, on the rows away from the others' zeros), at first the
+polynomial parts of the test, then each part's best formula as soon as it is found;
+:data:`PASSES` passes, each searching the structures again with cleaner targets. The parts'
+formulas are recombined into one tree over every input and refitted jointly from their
+constants.
 """
 from __future__ import annotations
 
