@@ -11,7 +11,8 @@ from superpos.core.tree import check_tree, evaluate
 from superpos.symreg.decompose import (Reduction, index_beside, monomial_splits, reductions, single_index,
                                        smooth_in, smooth_index)
 from superpos.symreg.translations import translations
-from superpos.symreg.terms import monomial_library, monomial_sum_trees, sum_trees, term_library, transformed_sums
+from superpos.symreg.monomial_sums import monomial_library, monomial_sum_trees
+from superpos.symreg.terms import sum_trees, term_library, transformed_sums
 
 
 def test_monomial_split_finds_the_factor_and_the_inner_inputs():

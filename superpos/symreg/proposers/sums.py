@@ -1,13 +1,14 @@
 """Sums of library terms (source ``sums``): the sparse fits of :func:`~superpos.symreg.terms.sum_trees`
 on the fitting points, with grown products on small data, and short sums of monomials with
-integer exponents over 3 inputs or more (:func:`~superpos.symreg.terms.monomial_sum_trees`),
+integer exponents over 3 inputs or more (:func:`~superpos.symreg.monomial_sums.monomial_sum_trees`),
 found on the data in the decade the model knows (sin(x) of millimetres is no term) and mapped
 back to the user's units."""
 from __future__ import annotations
 
 from ..candidates import Candidate
 from ..engine import Search
-from ..terms import monomial_sum_trees, sum_trees
+from ..monomial_sums import monomial_sum_trees
+from ..terms import sum_trees
 
 __all__ = ["SumsProposer"]
 
