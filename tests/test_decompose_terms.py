@@ -406,3 +406,27 @@ def test_grown_sums_add_two_factors_at_once_where_atoms_are_few():
     basis = Basis.default(3)
     errors = [np.max(np.abs(evaluate(t, basis, Z, c) - y[fit])) for t, c in transformed_sums(Z, y[fit], basis)]
     assert errors and min(errors) < 1e-8 * np.ptp(y)
+
+
+def test_short_sums_describe_noisy_transforms_as_well_as_a_polynomial():
+    """|x| at 1 % noise: y^2 = x1^2 + x2^2 + x3^2 leaves what the noise leaves, and three terms
+    are proposed as a law (AI Feynman III.10.19 at noise); noise, or a law that no three terms
+    of the library write, gives nothing."""
+    from superpos.symreg.terms import _as_good, _noise_floor
+
+    rng = np.random.default_rng(11)
+    X = rng.uniform(1, 5, (150, 3))
+    y = np.sqrt(np.sum(X**2, axis=1))
+    basis = Basis.default(3)
+    for seed in range(3):
+        other = np.random.default_rng(seed)
+        noisy = y + other.normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+        (found,) = transformed_sums(X, noisy, basis)
+        assert np.max(np.abs(evaluate(found[0], basis, X, found[1]) - y)) < 0.01 * np.ptp(y)
+        assert transformed_sums(X, other.normal(size=150) + 5, basis) == []
+        law = np.exp(X[:, 0] / 2) * np.log(X[:, 1]) + X[:, 2]
+        assert transformed_sums(X, law + other.normal(0, 0.05, 150), basis) == []
+    floor = _noise_floor(X, (y - y.mean()) / y.std())
+    assert floor < 1e-5  # |x| is smooth: a cubic leaves almost nothing
+    assert not _as_good([0, 1], 1e-4, 150, floor) and _as_good([0, 1], 1e-4, 150, 1e-4)
+    assert not _as_good([0, 1, 2, 3], 1e-4, 150, 1e-4)  # four terms: not short

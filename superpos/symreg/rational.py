@@ -151,7 +151,7 @@ def _polynomial_error(MP: np.ndarray, v: np.ndarray) -> float:
     return float(r @ r) / float(np.sum((v - v.mean()) ** 2))
 
 
-def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) \
+def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = False) \
         -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
     """Backward elimination over the columns of P and Q: (P's kept, Q's kept, a, b, error of
     P / Q). Each step drops the column whose loss raises :func:`_fit`'s lambda the least
@@ -166,7 +166,8 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray) \
     Z = v[:, None] * MQ
     K = {"pp": MP.T @ MP, "pz": MP.T @ Z, "zz": Z.T @ Z, "qq": MQ.T @ MQ}
     pc, qc = list(range(MP.shape[1])), list(range(MQ.shape[1]))
-    score = lambda lam, k: n * np.log(max(lam, _FLOOR)) + k * np.log(n)  # noqa: E731
+    price = np.log(n) + (2.0 * np.log(MP.shape[1] + MQ.shape[1]) if searched else 0.0)
+    score = lambda lam, k: n * np.log(max(lam, _FLOOR)) + k * price  # noqa: E731
     cur = _least(K, pc, qc)
     if not np.isfinite(cur):
         return None
@@ -281,8 +282,15 @@ _TRIG_INPUTS = 3
 """Trigonometric rational fits for data of at most this many inputs (the columns grow as m^3)."""
 
 _TRIG_EXACT = 1e-10
-"""... proposed only where they describe the data to this normalised error: among some fifty
-columns a sparse ratio of noisy data fits the noise (laws measured cleanly, as the grown sums)."""
+"""... proposed where they describe the data to this normalised error: among some fifty
+columns a sparse ratio of noisy data fits the noise (laws measured cleanly, as the grown sums),
+or where the backward elimination keeps at most :data:`_TRIG_SHORT` columns that explain
+:data:`_TRIG_NOISY` of y: on noisy data its information criterion stops a ratio that fits the
+noise at twenty columns or more, and keeps the four of a law (x1 (1 - cos(x2 x3)) / (1 - cos x2)
+at 1 % noise)."""
+
+_TRIG_SHORT = 4
+_TRIG_NOISY = 0.99
 
 
 def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sympy.Expr], np.ndarray]:
@@ -328,11 +336,12 @@ def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, f
     if MP.shape[1] + MQ.shape[1] > n // 2:
         return []
     sy = float(np.sqrt(np.mean(y**2)))
-    got = _sparse(MP, MQ, y / sy)
+    got = _sparse(MP, MQ, y / sy, searched=True)
     if got is None:
         return []
     pc, qc, a, b, e = got
-    if e > _TRIG_EXACT or len(pc) + len(qc) > _MAX_TERMS or [eq[k] for k in qc] == [1]:
+    short = len(pc) + len(qc) <= _TRIG_SHORT and e <= 1.0 - _TRIG_NOISY
+    if not (e <= _TRIG_EXACT or short) or len(pc) + len(qc) > _MAX_TERMS or [eq[k] for k in qc] == [1]:
         return []
     a = a * sy
     lead = int(np.argmax(np.abs(b) * np.linalg.norm(MQ[:, qc], axis=0)))

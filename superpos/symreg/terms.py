@@ -26,12 +26,15 @@ tables.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
+from .template import monomials
 
 __all__ = ["term_library", "sum_trees", "sum_skeletons", "transformed_sums"]
 
@@ -82,6 +85,44 @@ _EXPLAINED = 0.98
 _EXACT = 1e-10
 """A sum describes the data exactly (to float precision after a transform) when it leaves
 this share of the variance: the grown products and the transformed targets are kept to such laws."""
+
+
+_SHORT = 3
+"""A sum of at most this many terms may describe noisy data (:func:`_as_good`)."""
+
+_FLOOR_SLACK = 1.5
+"""... where the noise variance it implies is at most this times a smooth polynomial's."""
+
+
+def _noise_floor(X: np.ndarray, ys: np.ndarray) -> float:
+    """The share of the variance of ys that is noise, as a smooth surrogate tells it: the
+    unexplained share of the polynomial in the standardised inputs of the largest degree <= 4
+    with at most n / 4 columns, times (n - 1) / (n - p) (the unbiased noise variance over the
+    variance). Where y is no polynomial, its misfit counts as noise too: a generous floor, for
+    proposals that the pool then judges."""
+    n, m = X.shape
+    sd = X.std(axis=0)
+    if np.any(sd == 0):
+        return 0.0
+    Z = (X - X.mean(axis=0)) / sd
+    degree = 4
+    while degree > 1 and math.comb(m + degree, degree) > n / 4:
+        degree -= 1
+    P = monomials(Z, degree)
+    share = _unexplained(P[:, 1:], ys)
+    return share * (n - 1) / max(n - P.shape[1], 1)
+
+
+def _as_good(cols: list[int], share: float, n: int, floor: float) -> bool:
+    """Whether a sum of these columns, leaving ``share`` of the variance, describes noisy data
+    as well as a smooth surrogate: at most :data:`_SHORT` terms that explain :data:`_EXPLAINED`
+    of the variance, and the noise variance it implies, share (n - 1) / (n - k - 1), at most
+    :data:`_FLOOR_SLACK` times ``floor`` (:func:`_noise_floor`). A few terms chosen among
+    hundreds fit no noise that a polynomial of dozens of columns does not fit better; a law's
+    few terms fit as well as it (x1^2 + x2^2 + x3^2 for y^2 = |x|^2 at 1 % noise)."""
+    k = len(set(cols))
+    return (k <= _SHORT and share <= 1.0 - _EXPLAINED
+            and share * (n - 1) / max(n - k - 1, 1) <= _FLOOR_SLACK * floor)
 
 
 def _unexplained(T: np.ndarray, y: np.ndarray) -> float:
@@ -271,8 +312,9 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     (:func:`_grown`) where one of those explains all but ``_EXACT`` and no library sum does:
     distinct trees of at most ``max_terms`` terms over ``basis`` (a longer sum is a series: it
     fits the sample and not beyond it), the library's first. Grown products choose among hundreds of
-    products, which on noisy data fit the noise (1.5 x1 x2 - 0.14 / x2^2 at 1 % noise): they are
-    for laws measured cleanly."""
+    products, which on noisy data fit the noise (1.5 x1 x2 - 0.14 / x2^2 at 1 % noise): on data
+    no path describes exactly, only the short sums that fit as well as a smooth polynomial
+    (:func:`_as_good`) are kept of them, and so of the library's sums where ``exact``."""
     if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return []
     exprs, T, degree = term_library(X, basis)
@@ -293,7 +335,11 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
             if kept:
                 picks.append([cols[c] for c in kept])
     share = [_unexplained(Ts[:, cols], ys) for cols in picks]
-    if not any(e <= (_EXACT if exact else 1.0 - _EXPLAINED) for e in share):
+    floor = None
+    if exact and not any(e <= _EXACT for e in share):
+        floor = _noise_floor(X, ys)
+        picks = [cols for cols, e in zip(picks, share) if _as_good(cols, e, ys.size, floor)]
+    elif not any(e <= (_EXACT if exact else 1.0 - _EXPLAINED) for e in share):
         picks = []  # no sparse sum describes these data: a noisy table, where sums only overfit
     products: list[list[int]] = []
     beams = [(first, pairs) for pairs in (False, True) for first in range(_BEAM)]
@@ -308,6 +354,9 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
         products += [full] + ([[full[c] for c in kept]] if kept else [])
     if any(_unexplained(Ts[:, cols], ys) <= _EXACT for cols in products):
         picks += products
+    else:
+        floor = _noise_floor(X, ys) if floor is None else floor
+        picks += [cols for cols in products if _as_good(cols, _unexplained(Ts[:, cols], ys), ys.size, floor)]
     return sum_skeletons([[exprs[c] for c in sorted(cols)] for cols in picks], basis, max_terms)
 
 
@@ -341,7 +390,8 @@ def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2) 
     """(tree, constants) of y = T^-1(sum of terms) for T(y) = y, 1/y, y^2 and 1/y^2 (the last
     three for y of one sign): the sums :func:`sum_trees` selects for T(y) where one of them
     describes T(y) exactly (a reduction of clean data: on noisy data the four transforms,
-    each searched, add chances for a spurious winner), their constants
+    each searched, add chances for a spurious winner) or, on noisy data, the short sums that fit
+    T(y) as well as a smooth polynomial does (:func:`_as_good`), their constants
     fitted to T(y) (where they enter linearly: exact least squares), the ``keep`` that fit
     T(y) best per transform. 1/sqrt(q1^2 + q2^2 - 2 q1 q2 cos a) (a charge's potential) is a sum
     of terms only as 1/y^2; the wrapped trees need no new constant."""
