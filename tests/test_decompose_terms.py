@@ -409,9 +409,10 @@ def test_grown_sums_add_two_factors_at_once_where_atoms_are_few():
 
 
 def test_short_sums_describe_noisy_transforms_as_well_as_a_polynomial():
-    """|x| at 1 % noise: y^2 = x1^2 + x2^2 + x3^2 leaves what the noise leaves, and three terms
-    are proposed as a law (AI Feynman III.10.19 at noise); noise, or a law that no three terms
-    of the library write, gives nothing."""
+    """|x| at 1 % noise: y^2 = x1^2 + x2^2 + x3^2 leaves what the noise leaves, a cubic no less
+    than a quadratic (the surrogate has settled), and three terms are proposed as a law (AI
+    Feynman III.10.19 at noise); noise, a law that no three terms of the library write, or a
+    sum over one input, give nothing."""
     from superpos.symreg.terms import _as_good, _noise_floor
 
     rng = np.random.default_rng(11)
@@ -426,7 +427,14 @@ def test_short_sums_describe_noisy_transforms_as_well_as_a_polynomial():
         assert transformed_sums(X, other.normal(size=150) + 5, basis) == []
         law = np.exp(X[:, 0] / 2) * np.log(X[:, 1]) + X[:, 2]
         assert transformed_sums(X, law + other.normal(0, 0.05, 150), basis) == []
-    floor = _noise_floor(X, (y - y.mean()) / y.std())
-    assert floor < 1e-5  # |x| is smooth: a cubic leaves almost nothing
-    assert not _as_good([0, 1], 1e-4, 150, floor) and _as_good([0, 1], 1e-4, 150, 1e-4)
-    assert not _as_good([0, 1, 2, 3], 1e-4, 150, 1e-4)  # four terms: not short
+        one = X[:, :1]
+        assert transformed_sums(one, np.exp(one[:, 0]) - 1 + other.normal(0, 0.5, 150), Basis.default(1)) == []
+    level, settled = _noise_floor(X, (y - y.mean()) / y.std())
+    assert level < 1e-5 and not settled  # |x| itself: a cubic still fits better than a quadratic
+    ys = noisy**2
+    level, settled = _noise_floor(X, (ys - ys.mean()) / ys.std())
+    assert settled and 1e-5 < level < 1e-2
+    assert _as_good([0, 1], 0.9 * level, 150, (level, True)) and not _as_good([0, 1], 2 * level, 150, (level, True))
+    assert not _as_good([0, 1], 5e-3, 150, (1.0, False))  # a poor surrogate: 99.9 % explained or nothing
+    assert _as_good([0, 1], 5e-4, 150, (1.0, False))
+    assert not _as_good([0, 1, 2, 3], 1e-6, 150, (1.0, True))  # four terms: not short
