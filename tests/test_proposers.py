@@ -239,11 +239,18 @@ def test_trig_rational_fits_find_ratios_of_cosines_exactly_and_leave_noise_alone
 
 
 def test_the_n_slit_law_is_found_through_the_rational_proposer():
+    import sympy
+
     from superpos.symreg.pipeline import find_formula
 
     X = np.random.default_rng(3).uniform(1, 5, (200, 3))
-    f = find_formula(X, X[:, 0] * np.sin(X[:, 1] * X[:, 2] / 2) ** 2 / np.sin(X[:, 1] / 2) ** 2, random_state=0)
+    y = X[:, 0] * np.sin(X[:, 1] * X[:, 2] / 2) ** 2 / np.sin(X[:, 1] / 2) ** 2
+    f = find_formula(X, y, random_state=0)
     assert f.status == "exact" and f.candidates[0].source == "rational", f.expr
+    noisy = y + np.random.default_rng(4).normal(0.0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, noisy, random_state=0)  # at 1 % noise too: four columns, not a table's twenty
+    x1, x2, x3 = sympy.symbols("x1:4", real=True)
+    assert f.status == "law" and sympy.simplify(f.expr - x1 * (1 - sympy.cos(x2 * x3)) / (1 - sympy.cos(x2))) == 0, f.expr
 
 
 def _pool_of(s: Search, formula: str):
