@@ -413,7 +413,7 @@ def test_short_sums_describe_noisy_transforms_as_well_as_a_polynomial():
     than a quadratic (the surrogate has settled), and three terms are proposed as a law (AI
     Feynman III.10.19 at noise); noise, a law that no three terms of the library write, or a
     sum over one input, give nothing."""
-    from superpos.symreg.terms import _as_good, _noise_floor
+    from superpos.symreg.noise_floor import as_good as _as_good, noise_floor as _noise_floor
 
     rng = np.random.default_rng(11)
     X = rng.uniform(1, 5, (150, 3))

@@ -11,7 +11,8 @@ import numpy as np
 import sympy
 
 from ..core.basis import Basis
-from .terms import _EXPLAINED, _backward, _stepwise, _unexplained, sum_skeletons
+from .noise_floor import unexplained as _unexplained
+from .terms import _EXPLAINED, _backward, _stepwise, sum_skeletons
 
 __all__ = ["monomial_library", "monomial_sum_trees"]
 

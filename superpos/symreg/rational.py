@@ -290,7 +290,10 @@ noise at twenty columns or more, and keeps the four of a law (x1 (1 - cos(x2 x3)
 at 1 % noise)."""
 
 _TRIG_SHORT = 4
+"""At most this many columns (P's and Q's) in a ratio proposed on noisy data,"""
+
 _TRIG_NOISY = 0.99
+"""... which explains this share of the variance."""
 
 
 def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sympy.Expr], np.ndarray]:

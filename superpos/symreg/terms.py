@@ -26,15 +26,13 @@ tables.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
-from .template import monomials
+from .noise_floor import as_good, noise_floor, unexplained as _unexplained
 
 __all__ = ["term_library", "sum_trees", "sum_skeletons", "transformed_sums"]
 
@@ -85,69 +83,6 @@ _EXPLAINED = 0.98
 _EXACT = 1e-10
 """A sum describes the data exactly (to float precision after a transform) when it leaves
 this share of the variance: the grown products and the transformed targets are kept to such laws."""
-
-
-_SHORT = 3
-"""A sum of at most this many terms may describe noisy data (:func:`_as_good`)."""
-
-_FLOOR_SLACK = 1.5
-"""... where the noise variance it implies is at most this times a smooth polynomial's,"""
-
-_NOISY = 1e-3
-"""... and it explains all but this share of the variance (or 98 % where the polynomial has settled),"""
-
-_SETTLED = 0.8
-"""... the polynomial settled where its noise variance is at least this share of one degree less's,"""
-
-_SETTLED_NOISY = 1e-2
-"""... where the sum need only explain all but this share."""
-
-
-def _noise_floor(X: np.ndarray, ys: np.ndarray) -> tuple[float, bool]:
-    """(floor, settled): the share of the variance of ys that a smooth surrogate leaves, as a
-    noise variance: the unexplained share of the polynomial in the standardised inputs of the
-    largest degree d <= 4 with at most n / 4 columns, times (n - 1) / (n - p). ``settled`` where
-    that estimate is at least :data:`_SETTLED` of the same at degree d - 1 (d >= 2): a degree more
-    buys nothing, so what is left is noise (|x|^2 at 1 % noise), not the polynomial's misfit.
-    A floor of 0 (no noisy sum passes) for one input: there the classic laws and the lab's
-    families are the tools, and short sums of one input's terms at 1 % noise were look-alikes
-    of its curve (exp(z) - 1 written with z^-4, z^-3 cos(1/z) and z^-2)."""
-    n, m = X.shape
-    sd = X.std(axis=0)
-    if m < 2 or np.any(sd == 0):
-        return 0.0, False
-    Z = (X - X.mean(axis=0)) / sd
-    degree = 4
-    while degree > 1 and math.comb(m + degree, degree) > n / 4:
-        degree -= 1
-    P = monomials(Z, degree)
-    floor = _unexplained(P[:, 1:], ys) * (n - 1) / max(n - P.shape[1], 1)
-    if degree < 2:
-        return floor, False
-    lower = math.comb(m + degree - 1, degree - 1)
-    below = _unexplained(P[:, 1:lower], ys) * (n - 1) / max(n - lower, 1)
-    return floor, bool(floor >= _SETTLED * below)
-
-
-def _as_good(cols: list[int], share: float, n: int, floor: tuple[float, bool]) -> bool:
-    """Whether a sum of these columns, leaving ``share`` of the variance, describes noisy data
-    as a law: at most :data:`_SHORT` terms, the noise variance it implies (share (n - 1) /
-    (n - k - 1)) at most :data:`_FLOOR_SLACK` times the smooth surrogate's (:func:`_noise_floor`),
-    and it leaves at most :data:`_NOISY` of the variance, or 1 % where the surrogate has settled (the
-    noise of a reduced target, amplified where the factor divided out is small, may leave more
-    than 0.1 %). A few terms chosen among hundreds fit no noise that a polynomial of dozens of
-    columns does not fit better; a law's few terms fit as well as it."""
-    k = len(set(cols))
-    level, settled = floor
-    return (k <= _SHORT and share <= (_SETTLED_NOISY if settled else _NOISY)
-            and share * (n - 1) / max(n - k - 1, 1) <= _FLOOR_SLACK * level)
-
-
-def _unexplained(T: np.ndarray, y: np.ndarray) -> float:
-    """The share of the variance of (centred) y that least squares on T (and an intercept) leaves."""
-    A = np.column_stack([np.ones(y.size), T])
-    coef, *_ = np.linalg.lstsq(A, y, rcond=None)
-    return float(np.sum((y - A @ coef) ** 2) / max(float(np.sum((y - y.mean()) ** 2)), 1e-300))
 
 
 def _price(n: int, p: int) -> float:
@@ -332,7 +267,8 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     fits the sample and not beyond it), the library's first. Grown products choose among hundreds of
     products, which on noisy data fit the noise (1.5 x1 x2 - 0.14 / x2^2 at 1 % noise): on data
     no path describes exactly, only the short sums that fit as well as a smooth polynomial
-    (:func:`_as_good`) are kept of them, and so of the library's sums where ``exact``."""
+    (:func:`~superpos.symreg.noise_floor.as_good`) are kept of them, and so of the library's
+    sums where ``exact``."""
     if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return []
     exprs, T, degree = term_library(X, basis)
@@ -355,8 +291,8 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     share = [_unexplained(Ts[:, cols], ys) for cols in picks]
     floor = None
     if exact and not any(e <= _EXACT for e in share):
-        floor = _noise_floor(X, ys)
-        picks = [cols for cols, e in zip(picks, share) if _as_good(cols, e, ys.size, floor)]
+        floor = noise_floor(X, ys)
+        picks = [cols for cols, e in zip(picks, share) if as_good(cols, e, ys.size, floor)]
     elif not any(e <= (_EXACT if exact else 1.0 - _EXPLAINED) for e in share):
         picks = []  # no sparse sum describes these data: a noisy table, where sums only overfit
     products: list[list[int]] = []
@@ -373,8 +309,8 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     if any(_unexplained(Ts[:, cols], ys) <= _EXACT for cols in products):
         picks += products
     else:
-        floor = _noise_floor(X, ys) if floor is None else floor
-        picks += [cols for cols in products if _as_good(cols, _unexplained(Ts[:, cols], ys), ys.size, floor)]
+        floor = noise_floor(X, ys) if floor is None else floor
+        picks += [cols for cols in products if as_good(cols, _unexplained(Ts[:, cols], ys), ys.size, floor)]
     return sum_skeletons([[exprs[c] for c in sorted(cols)] for cols in picks], basis, max_terms)
 
 
@@ -409,8 +345,8 @@ def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2) 
     three for y of one sign): the sums :func:`sum_trees` selects for T(y) where one of them
     describes T(y) exactly (a reduction of clean data: on noisy data the four transforms,
     each searched, add chances for a spurious winner) or, on noisy data, the short sums that fit
-    T(y) as well as a smooth polynomial does (:func:`_as_good`), their constants
-    fitted to T(y) (where they enter linearly: exact least squares), the ``keep`` that fit
+    T(y) as well as a smooth polynomial does (:func:`~superpos.symreg.noise_floor.as_good`),
+    their constants fitted to T(y) (where they enter linearly: exact least squares), the ``keep`` that fit
     T(y) best per transform. 1/sqrt(q1^2 + q2^2 - 2 q1 q2 cos a) (a charge's potential) is a sum
     of terms only as 1/y^2; the wrapped trees need no new constant."""
     from .fitting import fit_many
