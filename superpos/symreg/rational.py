@@ -26,6 +26,7 @@ import numpy as np
 import sympy
 
 from .template import monomials
+from .terms import _price
 
 __all__ = ["rational_fits", "trig_rational_fits", "DEGREES"]
 
@@ -158,7 +159,8 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
     (:func:`_least`), while the information criterion n log(lambda) + k log n falls (lambda
     floored at the Gram matrices' round-off); the kept columns are then fitted on the points
     (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner), which turns the error of v Q - P
-    into that of v - P / Q."""
+    into that of v - P / Q. ``searched``: a column costs :func:`~superpos.symreg.terms._price`
+    of the p columns (log n + 2 log p, as chosen among them) instead of log n."""
     n = v.size
     MP_in, MQ_in = MP, MQ
     MP = MP / np.linalg.norm(MP, axis=0)
@@ -166,7 +168,7 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
     Z = v[:, None] * MQ
     K = {"pp": MP.T @ MP, "pz": MP.T @ Z, "zz": Z.T @ Z, "qq": MQ.T @ MQ}
     pc, qc = list(range(MP.shape[1])), list(range(MQ.shape[1]))
-    price = np.log(n) + (2.0 * np.log(MP.shape[1] + MQ.shape[1]) if searched else 0.0)
+    price = _price(n, MP.shape[1] + MQ.shape[1]) if searched else np.log(n)
     score = lambda lam, k: n * np.log(max(lam, _FLOOR)) + k * price  # noqa: E731
     cur = _least(K, pc, qc)
     if not np.isfinite(cur):

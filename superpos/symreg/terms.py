@@ -306,11 +306,12 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
         Ts = np.column_stack([Ts, (G - G.mean(axis=0)) / np.std(G, axis=0)])
         kept = _backward(Ts[:, full], ys)
         products += [full] + ([[full[c] for c in kept]] if kept else [])
-    if any(_unexplained(Ts[:, cols], ys) <= _EXACT for cols in products):
+    product_shares = [_unexplained(Ts[:, cols], ys) for cols in products]
+    if any(e <= _EXACT for e in product_shares):
         picks += products
-    else:
+    elif products:
         floor = noise_floor(X, ys) if floor is None else floor
-        picks += [cols for cols in products if as_good(cols, _unexplained(Ts[:, cols], ys), ys.size, floor)]
+        picks += [cols for cols, e in zip(products, product_shares) if as_good(cols, e, ys.size, floor)]
     return sum_skeletons([[exprs[c] for c in sorted(cols)] for cols in picks], basis, max_terms)
 
 
