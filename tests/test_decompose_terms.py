@@ -438,3 +438,36 @@ def test_short_sums_describe_noisy_transforms_as_well_as_a_polynomial():
     assert not _as_good([0, 1], 5e-3, 150, (1.0, False))  # a poor surrogate: 99.9 % explained or nothing
     assert _as_good([0, 1], 5e-4, 150, (1.0, False))
     assert not _as_good([0, 1, 2, 3], 1e-6, 150, (1.0, True))  # four terms: not short
+
+
+@pytest.mark.parametrize("seed", [24, 25])
+def test_a_gaussian_of_a_group_at_noise_is_the_law_not_a_cosine_power(seed):
+    """exp(-(x2 - x3)^2 / (2 x1^2)) / (sqrt(2 pi) x1) at 1 % noise: cos(0.56 z)^3 matches the
+    Gaussian of z = (x2 - x3) / x1 to about the noise; the Gaussian at the origin among the
+    classic laws, and its tree as short as the cosine's (one shared square), make it the law."""
+    import sympy
+
+    from superpos.core.formula import parse_formula
+    from superpos.symreg.pipeline import find_formula
+
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(1, 3, (200, 3))
+    expected = "exp(-(x2 - x3)**2/(2*x1**2))/(sqrt(2*pi)*x1)"
+    y0 = np.exp(-(X[:, 1] - X[:, 2]) ** 2 / (2 * X[:, 0] ** 2)) / (np.sqrt(2 * np.pi) * X[:, 0])
+    y = y0 + rng.normal(0, 0.01 * np.sqrt(np.mean(y0**2)), 200)
+    f = find_formula(X, y, random_state=0)
+    err = sympy.lambdify(sorted(f.expr.free_symbols, key=str), f.expr - parse_formula(expected))
+    assert f.status == "law" and np.max(np.abs(err(*X.T))) < 1e-9, f.expr
+
+
+def test_single_index_keeps_the_simpler_group_where_the_log_fits_tie():
+    """asin(x1 / (x2 x3)) at 1 % noise (AI Feynman I.30.5, the benchmark's draw): the Hessian's
+    rounded direction x1 / (x2^1.5 x3) fits log|y| with a BIC 0.25 below the integer group's,
+    a difference the data cannot vouch for; the group of integer exponents is kept."""
+    from superpos.datasets import load_problems
+
+    p = next(q for q in load_problems("feynman") if q.name == "I.30.5")
+    X, y = p.sample(random_state=0)
+    y = y + np.random.default_rng([0, 0, sum(map(ord, p.name))]).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    (r,) = single_index(X, y)
+    assert r.inner == ((-1.0, 1.0, 1.0),) and r.factor_exponents == (0.0, 0.0, 0.0)

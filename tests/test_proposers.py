@@ -304,17 +304,16 @@ def test_residual_proposer_leaves_residuals_of_noise_alone(shipped, fast):
 
 def test_residual_proposer_extends_a_longer_formula_over_more_inputs(shipped, fast):
     """Goldstein 12.80': x1 x2^2 x5^2 (x4 + x5 x6) / (2 x4) + x3^2 / (2 x1). The product alone
-    has 17 nodes, more than a finalist of 3 inputs may have; over 6 inputs it is searched and
+    has 16 nodes, more than a finalist of 3 inputs may have; over 6 inputs it is searched and
     the missing x3^2 / (2 x1) found."""
     from superpos.symreg.proposers.residual import ResidualProposer, readable_size
 
-    assert readable_size(3) < 17 <= readable_size(6)
     X = np.random.default_rng(7).uniform(1, 5, (200, 6))
     y = (X[:, 0] * X[:, 1] ** 2 * X[:, 4] ** 2 * (X[:, 3] + X[:, 4] * X[:, 5]) / (2 * X[:, 3])
          + X[:, 2] ** 2 / (2 * X[:, 0]))
     s = _search(shipped, X, y, fast)
     pool = _pool_of(s, "c*x1*x2**2*x5**2*(x4 + x5*x6)/x4")
-    assert pool[0].size == 17
+    assert readable_size(3) < pool[0].size <= readable_size(6)
     cands = ResidualProposer().propose(s, pool)
     assert cands and _best(cands).nmse_validation < 1e-10
 

@@ -245,6 +245,15 @@ EXPRESSIONS = [
     ("-x1", 1, "neg(x1)"),
     ("2*sin(x1)*cos(x2)", 2, None),
     ("x1**6 + x1", 1, None),
+    # a power shared by factors is one node: sympy writes ((x2 - x3) / x1)^2 as (x2 - x3)^2 / x1^2
+    ("exp(-(x2 - x3)**2/(2*x1**2))/x1", 3, "div(exp(mul(c, pow2(div(sub(x2, x3), x1)))), x1)"),
+    ("x1**2*x2**2", 2, "pow2(mul(x1, x2))"),
+    ("3*x1**2*x2**3/x3**2", 3, "mul(mul(c, pow3(x2)), pow2(div(x1, x3)))"),
+    ("x3/(x1**3*x2**3)", 3, "div(x3, pow3(mul(x1, x2)))"),
+    ("-x1**2/x2**2 + x1", 2, None),
+    # and so is a root (of |u|, as the tree's): sqrt|x1| / sqrt|x2| = sqrt|x1 / x2|
+    ("sqrt(x1)/sqrt(x2)", 2, "sqrt(div(x1, x2))"),
+    ("2*sqrt(Abs(x1))*sqrt(Abs(x2))*sqrt(Abs(3 - x3/(x1*x2)))", 3, "mul(2, sqrt(mul(mul(x1, x2), sub(c, div(x3, mul(x1, x2))))))"),
 ]
 
 
@@ -355,3 +364,13 @@ def test_canonical_trees_are_fixed_points(t):
                                rtol=1e-12, equal_nan=True)
     # and canonicalisation keeps the function
     assert_same_function(S.to_sympy(t, B1, default_constants(t)), S.to_sympy(t1, B1, c1))
+
+
+def test_canonical_labels_keep_each_factors_power():
+    """The corpus labels (the trees the shipped model decodes) keep x1^2 / x2^2 as two powers;
+    the trees the search builds from sympy share one."""
+    b = Basis.default(2)
+    e = sympy.sympify("x1**2/x2**2", locals={str(v): v for v in b.variables})
+    label, _ = S.canonicalize(S.from_sympy(e, b)[0], b)
+    assert T.to_string(label, b) == "div(pow2(x1), pow2(x2))"
+    assert T.to_string(S.from_sympy(e, b)[0], b) == "pow2(div(x1, x2))"

@@ -54,8 +54,9 @@ def to_sympy(tree, basis: Basis, constants=None) -> sympy.Expr:
 class _Builder:
     """Deterministic sympy -> prefix list over a basis (one tree per sympy expression)."""
 
-    def __init__(self, basis: Basis):
+    def __init__(self, basis: Basis, shared_powers: bool = True):
         self.b = basis
+        self.shared_powers = shared_powers
         self.var = {str(v): basis.index(str(v)) for v in basis.variables if basis.has(str(v))}
         self.consts: list = []
         self._fclass = {}
@@ -107,6 +108,39 @@ class _Builder:
             return self.op("pow2", self.power(base, n // 2))
         return self.op("mul", base, self.power(base, n - 1))
 
+    def shared_power(self, e: sympy.Expr) -> list[int] | None:
+        """A product whose factors share a power k (an integer k >= 2, or 1/2), u^k v^k / w^k,
+        as (u v / w)^k: sympy distributes an integer power over a product (((x2 - x3) / x1)^2
+        is (x2 - x3)^2 / x1^2) and keeps sqrt|x1| sqrt|x2| apart (the tree's root is of |u|, so
+        sqrt|u| sqrt|v| = sqrt|u v| exactly), which would cost the tree a node per factor beyond
+        the first (a Gaussian of a group would be longer than a cosine of it). None where no
+        power is shared by two factors."""
+        def shared(f):
+            if not f.is_Pow or f.base is sympy.E:
+                return None
+            if f.exp.is_Integer and abs(int(f.exp)) >= 2:
+                return sympy.Integer(abs(int(f.exp)))
+            return sympy.Rational(1, 2) if f.exp in (sympy.Rational(1, 2), sympy.Rational(-1, 2)) else None
+
+        factors = sympy.Mul.make_args(e)
+        for k in sorted({shared(f) for f in factors} - {None}):
+            group = [f for f in factors if shared(f) == k]
+            if len(group) < 2 or all(f.exp < 0 for f in group):
+                continue
+            bases = [f.base.args[0] if k < 1 and isinstance(f.base, sympy.Abs) else f.base for f in group]
+            inner = sympy.Mul(*[b if f.exp > 0 else 1 / b for b, f in zip(bases, group)])
+            rest = sympy.Mul(*[f for f in factors if f not in group])
+            num, den = sympy.fraction(rest, exact=True)
+            if den == 1 or den.is_Number:
+                num, den = rest, sympy.Integer(1)
+            # built in prefix order: the constants are numbered as the tree reads them
+            top = [] if num == 1 else self.build(num)
+            root = self.build(inner)
+            root = self.op("sqrt", root) if k < 1 else self.power(root, int(k))
+            top = root if num == 1 else self.op("mul", top, root)
+            return top if den == 1 else self.op("div", top, self.build(den))
+        return None
+
     def build(self, e: sympy.Expr) -> list[int]:
         b = self.b
         if e.is_Symbol:
@@ -137,6 +171,9 @@ class _Builder:
             coeff, rest = e.as_coeff_Mul()
             if coeff.is_negative and b.has("neg") and (coeff == -1 or -coeff in (1, 2) or b.constant < 0):
                 return self.op("neg", self.build(-e))
+            shared = self.shared_power(e) if self.shared_powers else None
+            if shared is not None:
+                return shared
             num, den = sympy.fraction(e, exact=True)
             if den != 1 and not den.is_Number:
                 return self.op("div", self.build(num), self.build(den))
@@ -193,14 +230,16 @@ def _fold_number(e: sympy.Expr) -> sympy.Float:
     return sympy.Float(v)
 
 
-def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
+def from_sympy(expr, basis: Basis, shared_powers: bool = True) -> tuple[np.ndarray, list]:
     """Write a sympy expression as a tree over ``basis``: returns (tree, constants).
 
     Numbers other than the basis's own (1, 2) become ``c`` leaves and are returned in
     prefix order, as are symbols named c, c0, c1, ...; ``x1**2`` becomes pow2(x1), a power
     with another exponent ``x1**0.45`` powc(x1) where the basis has it, else
     exp(mul(c, log(x1))) (|x1|^c: the exponent a constant),
-    ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1). Raises :class:`NotRepresentable`.
+    ``x1 - x2`` sub(x1, x2), ``x1/2`` mul(c, x1), ``x1**2 / x2**2`` pow2(div(x1, x2)) (a power
+    shared by factors is one node, :meth:`_Builder.shared_power`; ``shared_powers=False``
+    writes each factor's own, as the corpus labels are). Raises :class:`NotRepresentable`.
     """
     if isinstance(expr, str):
         expr = parse_formula(expr, {str(v): v for v in basis.variables})
@@ -212,7 +251,7 @@ def from_sympy(expr, basis: Basis) -> tuple[np.ndarray, list]:
                         _fold_number)
     if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         raise NotRepresentable(f"{expr} is not finite")
-    builder = _Builder(basis)
+    builder = _Builder(basis, shared_powers)
     tree = np.array(builder.build(expr), dtype=np.int64)
     return tree, builder.consts
 
@@ -233,13 +272,15 @@ def rewritten(tree, basis: Basis, constants, rewrite, target: Basis | None = Non
 def canonicalize(tree, basis: Basis, constants=None) -> tuple[np.ndarray, list]:
     """The canonical tree of a formula: rendered by sympy (which merges x + x into 2*x,
     folds constant subtrees into one number, orders commutative arguments) and read back,
-    repeated until it no longer changes. Returns (tree, constants)."""
+    repeated until it no longer changes. Returns (tree, constants). Powers shared by factors
+    stay on each factor (x1^2 / x2^2 is div(pow2(x1), pow2(x2))): these are the corpus's labels,
+    the trees the shipped model was trained to decode."""
     t = check_tree(tree, basis.arities)
     n_c = basis.n_constants(t)
     if constants is None:
         constants = [1.2345 + 0.1 * k for k in range(n_c)]
     for _ in range(4):
-        t2, constants = from_sympy(to_sympy(t, basis, constants), basis)
+        t2, constants = from_sympy(to_sympy(t, basis, constants), basis, shared_powers=False)
         if np.array_equal(t2, t):
             return t2, constants
         t = t2

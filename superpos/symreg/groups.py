@@ -14,8 +14,15 @@ from .reduction import (_MAX_EXPONENT, Reduction, _audible, _both_signs, _cubic,
 __all__ = ["single_index", "index_beside", "smooth_index", "smooth_in"]
 
 _GRID_INPUTS = 4
-"""Where log|y| is no quadratic in log|x|, the groups of exponents -1, 0, 1 over at most this
-many inputs are tried instead (36 groups at 4 inputs, one or two least-squares fits each)."""
+"""Over at most this many inputs the groups of exponents -1, 0, 1 are tried beside the Hessian's
+(36 groups at 4 inputs, one or two least-squares fits each)."""
+
+
+_BIC_TIE = 2.0
+"""Groups whose log fits' BIC are within this of the least are alike to the data (a difference
+below 2 is "not worth more than a bare mention", Kass & Raftery 1995): the one of fewest
+fractional exponents, then of the smallest, is kept (x1 / (x2 x3) under an asin at 1 % noise
+came out x1 / (x2^1.5 x3), 0.25 lower)."""
 
 
 def _oriented(b: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -52,25 +59,28 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
     t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
     a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
-    second fit has the lower BIC kept; where log|y| is no quadratic in u (exp(-z^2 / 2) / x1
-    with z = x2 / x1 over a decade of z), every b of entries -1, 0, 1 over at most
-    :data:`_GRID_INPUTS` inputs is tried the same way. At most one reduction; none when b keeps
-    fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
+    second fit has the lower BIC kept; over at most :data:`_GRID_INPUTS` inputs every b of
+    entries -1, 0, 1 is tried the same way as well (log|y| may be no quadratic in u, as
+    exp(-z^2 / 2) / x1 with z = x2 / x1 over a decade of z, or one bent by the points near a zero
+    of an input of both signs: z = (x2 - x3) / x1 came out (1, -2.5)). At most one reduction;
+    none when b keeps fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
     quadratic = _log_quadratic(X, y, 2)
     if quadratic is None:
         return []
     X, ly, U, H = quadratic
     n, m = X.shape
+    groups = []
     if H is not None:
         w, V = np.linalg.eigh(H)
         v = V[:, int(np.argmax(np.abs(w)))]
         groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
-    elif m <= _GRID_INPUTS:  # log|y| no quadratic in log|x| (exp(-z^2 / 2) / x1, z = x2 / x1): each small group
-        groups = [_oriented(np.array(b, dtype=np.float64), X) for b in product((-1, 0, 1), repeat=m)
-                  if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
-    else:
+    if m <= _GRID_INPUTS:  # log|y| no quadratic in log|x|, or one bent by points near a zero of an
+        # input of both signs (exp(-z^2 / 2) / x1, z = x2 / x1): each small group as well
+        groups += [_oriented(np.array(b, dtype=np.float64), X) for b in product((-1, 0, 1), repeat=m)
+                   if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
+    if not groups:
         return []
-    best = None
+    tried = []
     for b in groups:
         z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)
         if not np.all(np.isfinite(z)) or np.ptp(z) == 0:
@@ -79,11 +89,13 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         inverse = [1.0 / z] if np.all(z > 0) or np.all(z < 0) else []  # exp(-1/z) as well as exp(-z)
         fits = [f for f in (_trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + extra), ly)
                             for extra in ([], inverse)[:1 + bool(inverse)]) if f is not None]
-        if fits and (best is None or min(f[1] for f in fits) < best[1]):
-            best = (b, min(f[1] for f in fits), [f[0] for f in fits], zs, inverse)
-    if best is None:
+        if fits:
+            tried.append((b, min(f[1] for f in fits), [f[0] for f in fits], zs, inverse))
+    if not tried:
         return []
-    b, bic, coefs, zs, inverse = best
+    least = min(t[1] for t in tried)
+    b, bic, coefs, zs, inverse = min((t for t in tried if t[1] <= least + _BIC_TIE),
+                                     key=lambda t: (int(np.sum(t[0] != np.round(t[0]))), float(np.abs(t[0]).sum()), t[1]))
     G = np.column_stack([np.ones(n)] + _cubic(zs) + inverse)
     options = []
     for coef in coefs:  # each fit's a, made as sparse as a + t b allows (z^t can move into g)

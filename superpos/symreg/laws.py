@@ -3,8 +3,10 @@ win only on the data: the affine baselines (:func:`baseline_trees`), and the cla
 input with scale constants (:func:`law_trees`), which the structure model's trees reach
 rarely (its corpus has constants of order 1 and inputs of order 1-10): exponential growth or
 decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
-same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin), and
-saturation c x / (x + c) (Michaelis-Menten), and with functions the model's basis lacks,
+same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin),
+saturation c x / (x + c) (Michaelis-Menten) and the Gaussian at the origin c exp(c x^2) (a
+normal density of a reduction's group (x2 - x3) / x1, which cos(0.56 z)^3 matches to 1 % noise
+with as many constants), and with functions the model's basis lacks,
 c tanh(c x), c asin(c x) and c acos(c x) (over :func:`law_basis`). Proposed for each input beside
 the model's candidates, fitted on the data brought into the model's decade and scored like
 any other.
@@ -35,6 +37,7 @@ _LAWS = (
     "mul(c, exp(div(c, {x})))",
     "mul(c, exp(div(c, add({x}, c))))",
     "div(mul(c, {x}), add({x}, c))",
+    "mul(c, exp(mul(c, pow2({x}))))",
 )
 _NEEDS = ("add", "mul", "div", "exp", "c")
 
