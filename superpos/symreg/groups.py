@@ -59,7 +59,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
     t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
     a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
-    second fit has the lower BIC kept; over at most :data:`_GRID_INPUTS` inputs every b of
+    second fit has the lower BIC kept (among fits within :data:`_BIC_TIE` of the least, the one
+    of fewest fractional exponents, then of the smallest); over at most :data:`_GRID_INPUTS` inputs every b of
     entries -1, 0, 1 is tried the same way as well (log|y| may be no quadratic in u, as
     exp(-z^2 / 2) / x1 with z = x2 / x1 over a decade of z, or one bent by the points near a zero
     of an input of both signs: z = (x2 - x3) / x1 came out (1, -2.5)). At most one reduction;
