@@ -123,8 +123,9 @@ class _Builder:
             return sympy.Rational(1, 2) if f.exp in (sympy.Rational(1, 2), sympy.Rational(-1, 2)) else None
 
         factors = sympy.Mul.make_args(e)
-        for k in sorted({shared(f) for f in factors} - {None}):
-            group = [f for f in factors if shared(f) == k]
+        powers = [shared(f) for f in factors]
+        for k in sorted(set(powers) - {None}):
+            group = [f for f, p in zip(factors, powers) if p == k]
             if len(group) < 2 or all(f.exp < 0 for f in group):
                 continue
             bases = [f.base.args[0] if k < 1 and isinstance(f.base, sympy.Abs) else f.base for f in group]
