@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from superpos.symreg.engine import Search
+from superpos.symreg.settings import FormulaSettings
 from superpos.symreg.proposers import REGISTRY, chosen
 from superpos.symreg.proposers.baselines import BaselinesProposer
 from superpos.symreg.proposers.laws import LawsProposer
@@ -328,3 +329,45 @@ def test_a_series_exact_inside_the_range_does_not_settle_the_search(shipped, fas
     assert s.exact(series) and not s.settled(series)
     law = _pool_of(s, "2.5*exp(x1)")
     assert s.exact(law) and s.settled(law)
+
+
+def _counted_reductions(monkeypatch, shipped, X, y, settings):
+    import superpos.symreg.proposers.reductions as module
+
+    solved = []
+    inner = module._solved
+
+    def counting(search, red, *args):
+        solved.append(red)
+        return inner(search, red, *args)
+
+    monkeypatch.setattr(module, "_solved", counting)
+    return ReductionsProposer().propose(_search(shipped, X, y, settings), []), solved
+
+
+def test_the_reductions_stop_once_the_law_is_found_with_simple_constants(shipped, fast, monkeypatch):
+    """II.21.32, x1 / (4 pi x2 x3 (1 - x4 / x5)): the first reduction solves it exactly with
+    4 pi for its constant; the others (three more before this stop) only write it again."""
+    from superpos.datasets.problems import load_problems
+
+    X, y = next(q for q in load_problems("feynman") if q.name == "II.21.32").sample(random_state=0)
+    cands, solved = _counted_reductions(monkeypatch, shipped, X, y, fast)
+    assert _best(cands).nmse_validation < 1e-10
+    assert len(solved) == 1
+
+
+def test_the_reductions_go_on_past_a_settled_law_of_free_constants(shipped, monkeypatch):
+    """AI Feynman II.6.15a: its first reduction is exact as sqrt(0.057 x4^2 + 0.057 x5^2) /
+    (x1 x3^5) x2 x6, two free constants for (3 / (4 pi))^2; a later one writes the law with
+    3 / (4 pi) (the default settings: the shipped search)."""
+    from superpos.datasets.exactness import is_exact_recovery
+    from superpos.datasets.problems import load_problems
+    from superpos.symreg.pipeline import find_formula
+
+    p = next(q for q in load_problems("feynman") if q.name == "II.6.15a")
+    X, y = p.sample(random_state=0)
+    _, solved = _counted_reductions(monkeypatch, shipped, X, y, FormulaSettings(random_state=0))
+    assert len(solved) > 1
+    monkeypatch.undo()
+    f = find_formula(X, y, shipped, random_state=0)
+    assert f.status == "exact" and is_exact_recovery(f.expr, p.formula, positive=p.positive_variables)

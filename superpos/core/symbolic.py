@@ -247,7 +247,8 @@ def from_sympy(expr, basis: Basis, shared_powers: bool = True) -> tuple[np.ndarr
     if not isinstance(expr, sympy.Basic):
         raise SuperposError(f"expected a sympy expression or a formula string, got {type(expr).__name__}")
     own = {str(v): v for v in basis.variables}
-    expr = expr.xreplace({s: own[str(s)] for s in expr.free_symbols if str(s) in own})
+    renamed = {s: own[str(s)] for s in expr.free_symbols if str(s) in own and own[str(s)] != s}
+    expr = expr.xreplace(renamed) if renamed else expr
     expr = expr.replace(lambda e: isinstance(e, sympy.Expr) and not e.is_Atom and not e.free_symbols,
                         _fold_number)
     if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):

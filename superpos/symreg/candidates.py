@@ -55,23 +55,30 @@ four constants, and at 1 % noise took the logistic's place, 16 % worse held out.
 def fitted_powers(tree, basis_names: tuple) -> int:
     """How many fitted powers exp(mul(c, log(u))) the prefix tree holds."""
     codes = _power_colours(tuple(basis_names))
-    t = np.asarray(tree)
-    if codes is None or t.size < 5:
-        return 0
-    t = t.tolist()
-    if codes[3] not in t:  # most trees hold no log
+    return 0 if codes is None else _fitted_in(np.asarray(tree).tolist(), codes)
+
+
+def _fitted_in(t: list, codes: tuple) -> int:
+    if len(t) < 5 or codes[3] not in t:  # most trees hold no log
         return 0
     return sum(1 for i in range(len(t) - 3) if t[i + 3] == codes[3] and t[i] == codes[0] and t[i + 1] == codes[1]
                and t[i + 2] == codes[2])
 
 
+@functools.lru_cache(maxsize=64)
+def _powc_colour(names: tuple) -> int:
+    return names.index("powc") + 1 if "powc" in names else 0
+
+
 def power_saving(tree, basis_names: tuple) -> int:
     """What a tree's fitted powers take off its nodes plus constants so that each counts
     :data:`POWER_COST`: 5 - POWER_COST per exp(mul(c, log(u))), 2 - POWER_COST (a cost) per
-    native ``powc``."""
+    native ``powc``. Counted for every fitted candidate: on plain lists, not numpy."""
     names = tuple(basis_names)
-    native = int(np.count_nonzero(np.asarray(tree) == names.index("powc") + 1)) if "powc" in names else 0
-    return (5 - POWER_COST) * fitted_powers(tree, names) + (2 - POWER_COST) * native
+    codes, powc = _power_colours(names), _powc_colour(names)
+    t = np.asarray(tree).tolist()
+    fitted = 0 if codes is None else _fitted_in(t, codes)
+    return (5 - POWER_COST) * fitted + (2 - POWER_COST) * (t.count(powc) if powc else 0)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ from ..core.basis import MAX_VARIABLES, Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
 
-__all__ = ["MAX_INPUTS", "select_inputs", "relabel", "power_law_trees", "inputs_used", "residual_dependence"]
+__all__ = ["MAX_INPUTS", "select_inputs", "relabel", "relabelling", "power_law_trees", "inputs_used", "residual_dependence"]
 
 MAX_INPUTS = MAX_VARIABLES
 
@@ -57,12 +57,17 @@ def select_inputs(X: np.ndarray, y: np.ndarray, k: int) -> np.ndarray:
 def relabel(tree, model_basis: Basis, work_basis: Basis, inputs: np.ndarray) -> np.ndarray:
     """A tree over the model's basis, whose variable x_j stands for the data's input
     ``inputs[j - 1]``, as a tree over ``work_basis`` (the same functions, every input)."""
+    return relabelling(model_basis, work_basis, inputs)[np.asarray(tree, dtype=np.int64)]
+
+
+def relabelling(model_basis: Basis, work_basis: Basis, inputs: np.ndarray) -> np.ndarray:
+    """The colour table of :func:`relabel` (model colour -> work colour), to index many trees with."""
     table = np.zeros(len(model_basis), dtype=np.int64)
     for c, f in enumerate(model_basis.functions):
         if c == 0 or (f.kind == "variable" and f.index >= len(inputs)):  # not in a tree over len(inputs) inputs
             continue
         table[c] = work_basis.index(f"x{inputs[f.index] + 1}" if f.kind == "variable" else f.name)
-    return table[np.asarray(tree, dtype=np.int64)]
+    return table
 
 
 def power_law_trees(X: np.ndarray, y: np.ndarray, basis: Basis) -> list[np.ndarray]:

@@ -10,7 +10,7 @@ import numpy as np
 from ...exceptions import SuperposError
 from ..candidates import Candidate, Points, fit_candidates, unique_trees
 from ..engine import Search
-from ..inputs import relabel, select_inputs
+from ..inputs import relabelling, select_inputs
 from ..laws import baseline_trees
 from ..search import local_search
 from ..selection import rank_candidates
@@ -41,7 +41,8 @@ class ModelProposer:
         seen = select_inputs(search.X, search.y, k)
         found = search.solve(search.X[:, seen], search.y, (self.name, SearchProposer.name), share=1.0)
         names = tuple(search.basis.to_list())
-        return [Candidate(relabel(c.tree, search.model.basis_, search.basis, seen), names, c.log_likelihood, c.rank,
+        table = relabelling(search.model.basis_, search.basis, seen)
+        return [Candidate(table[np.asarray(c.tree, dtype=np.int64)], names, c.log_likelihood, c.rank,
                           c.constants, c.nmse_fit, c.nmse_validation, c.source) for c in found]
 
 

@@ -7,11 +7,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...core.constants import number_code
 from ..candidates import Candidate
 from ..decompose import _MAX_EXPONENT, Reduction, reductions, smooth_in
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
+from ..snapping import snap_constants
 from ..terms import transformed_sums
 
 __all__ = ["ReductionsProposer"]
@@ -29,7 +31,8 @@ class ReductionsProposer:
     the lab's families (:func:`~superpos.symreg.families.fitted_families`),
     written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points.
     A single group z of one sign that tells y / prod w^a alone is searched again as 1/z
-    (:func:`reciprocal`)."""
+    (:func:`reciprocal`). The reductions stop once the law is found as it will be shown
+    (:func:`_found`): II.21.32's three after the first took 1.7 s of 2.9 s."""
 
     name = "reductions"
     after_exact = False
@@ -42,13 +45,16 @@ class ReductionsProposer:
         points = search.points
         first = len(pool)
         for red in reductions(points.X, points.y, search.model.basis_.n_variables, REDUCTIONS):
+            if out and _found(search, search.merge(pool, out)):
+                break
             with np.errstate(all="ignore"):
                 Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
             if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
                 continue
             out += _solved(search, red, Z, rest, first + len(out))
             flipped = reciprocal(red, Z)
-            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest):
+            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest) and \
+                    not _found(search, search.merge(pool, out)):
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
                 # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
@@ -64,6 +70,22 @@ class ReductionsProposer:
                                  for p in _closed_forms(search, r, z, moved, search.floor(out))]
                         out += search.refit(pairs, search.work, first + len(out))
         return out
+
+
+def _found(search: Search, pool: list[Candidate]) -> bool:
+    """Whether the pool's best is settled (exact, and holds at the edges: :meth:`Search.settled`)
+    with every constant snapping to a simple number (:func:`~superpos.symreg.snapping.snap_constants`,
+    :func:`~superpos.core.constants.number_code`): the law as it will be shown, which another
+    reduction can only write again. A settled formula of free constants may be the law in
+    another guise (II.6.15a as sqrt(0.057 x4^2 + 0.057 x5^2), where a later reduction writes
+    3 sqrt(1 + x5^2 / x4^2) / (4 pi)) or a series exact to the data's digits (III.4.33's
+    rational read from a CSV of 12 digits), and the reductions go on."""
+    if not search.settled(pool):
+        return False
+    c = pool[0]
+    with np.errstate(all="ignore"):
+        snapped = snap_constants(c.tree, search.work, search.X, search.y, c.constants)
+    return all(number_code(float(v)) is not None for v in snapped)
 
 
 def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
