@@ -55,7 +55,7 @@ def _bytecode(command: str) -> str:
     python = first[2:].strip() if first.startswith("#!") else "python"
     probe = ("import importlib.util, os, superpos.cli.base as m; "
              "print(os.path.exists(importlib.util.cache_from_source(m.__file__)), m.__file__)")
-    out = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, cwd=tempfile.gettempdir())
     compiled, _, where = out.stdout.strip().partition(" ")
     return f"# bytecode of {where or 'superpos'}: {'compiled' if compiled == 'True' else 'not compiled (see the docstring)'}"
 

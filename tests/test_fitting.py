@@ -664,3 +664,42 @@ def test_constants_that_cancel_are_dropped_from_the_shown_formula():
     assert cancelled_terms(shown, X, y) == sympy.sympify("x3*x4/(x5 + x6) + exp(-x1/x2)")
     kept = sympy.sympify("x1*(x2 + 0.5) + 0.3*x1")  # nothing cancels: as it was
     assert cancelled_terms(kept, X, y) == kept
+
+
+def test_a_sum_its_constant_dominates_is_that_constant():
+    """x2 - 2.03e7 over x2 in [1, 5] is -2.03e7 to 2.5e-7: the sum goes (its constant kept, with
+    the sign of the difference), and read back through sympy the numbers that meet fold into one
+    (9000 / sqrt(2.03e7) = 2.0), kept where the data cannot tell the two apart (at 1 % noise,
+not exact); a sum whose terms matter stays (None: nothing to do)."""
+    from superpos.core.tree import evaluate, from_string, to_string
+    from superpos.symreg.dominated import dominated_sums, undominated
+
+    B = Basis.default(3)
+    X = np.random.default_rng(0).uniform(1, 5, (100, 3))
+    tree = from_string("add(add(x1, x2), mul(mul(c, cos(x3)), sqrt(div(mul(x1, x2), sub(x2, c)))))", B)
+    consts = np.array([9000.0, 2.03e7])
+    lean, values = dominated_sums(tree, B, X, consts)
+    assert to_string(lean, B) == "add(add(x1, x2), mul(mul(c, cos(x3)), sqrt(div(mul(x1, x2), c))))"
+    assert values.tolist() == [9000.0, -2.03e7]
+    y = evaluate(tree, B, X, consts)
+    assert undominated(tree, B, X, y, consts, 50, 0) is None  # exact data tell the two apart
+    y = y + np.random.default_rng(1).normal(0.0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    t, c = undominated(tree, B, X, y, consts, 50, 0)
+    assert t.size < tree.size and c.size == 1 and abs(c[0] - 2.0) < 0.05
+    assert dominated_sums(from_string("add(mul(c, x1), sub(x2, c))", B), B, X, np.array([1e5, 3.0])) is None
+
+
+def test_a_law_found_with_a_dominated_sum_is_shown_with_its_constant_snapped():
+    """AI Feynman I.37.4 at 1 % noise (the benchmark's draw): the search's winner holds
+    sqrt(x1 x2 / (x2 - 2.03e7)) times 9000, a constant fitted where only the ratio matters; without
+    the dominated sum the constant is 2.0 and snaps: the law."""
+    from superpos.datasets.exactness import is_exact_recovery
+    from superpos.datasets.problems import load_problems
+    from superpos.symreg.pipeline import find_formula
+
+    p = next(q for q in load_problems("feynman") if q.name == "I.37.4")
+    X, y = p.sample(random_state=0)
+    rng = np.random.default_rng([0, 0, sum(map(ord, p.name))])
+    y = y + rng.normal(0.0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, y, random_state=0)
+    assert f.status == "law" and is_exact_recovery(f.expr, p.formula, positive=p.positive_variables), f.expr

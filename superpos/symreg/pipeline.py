@@ -16,6 +16,8 @@ with it. Kept free of scikit-learn imports so that the command line starts fast.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..core.basis import Basis
@@ -26,6 +28,7 @@ from ..core.tree import evaluate
 from ..exceptions import SuperposError
 from ..structure.shipped import load_predictor
 from .candidates import Candidate, selection_sample
+from .dominated import undominated
 from .edges import edge_errors, edge_floor
 from .engine import MODEL_SCORED, Search, run_proposers
 from .families import recognise, textbook
@@ -100,6 +103,9 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     subsampled = sample.size < X.shape[0]
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
+    lean = undominated(win.tree, basis, X, y, constants, settings.lm_iterations, seed)
+    if lean is not None:  # a constant fitted far beyond the data's scale: 9000 / sqrt(x2 - 2.03e7)
+        win, constants = replace(win, tree=lean[0], constants=lean[1]), lean[1]
     found = recognise(win.tree, basis)
     if not found:
         win, constants, found = _as_family(win, constants, basis, X)
@@ -159,8 +165,6 @@ def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarra
     where that tree is a family's and computes the same values: a classic law found with a scale
     constant on its input, a exp(b / (c + d x)), is Antoine's vapour pressure; 9 - 9 exp(-k x)
     an exponential rise, written with its time constant. Unchanged (and None) otherwise."""
-    from dataclasses import replace
-
     from ..core.symbolic import from_sympy
     from ..exceptions import NotRepresentable
 
