@@ -233,6 +233,18 @@ def test_round_constants_and_simplify():
     assert simplify_capped(sympy.log(sympy.Abs(x)), 1.0, positive=["x1"]) == sympy.log(x)
 
 
+def test_simplify_keeps_the_factored_form_where_it_is_shorter():
+    """Rutherford's (cos(x7) - 1)^2, a product of sums (x1^2 + 1)(x2 + x3^2): sympy's simplify
+    leaves them expanded; the factored form is shorter and is kept. Where factoring is no
+    shorter the expression is as simplify left it."""
+    x = sympy.symbols("x1:8", real=True)
+    e = x[0] ** 2 / (4 * x[5] ** 2 * (sympy.cos(x[6]) ** 2 - 2 * sympy.cos(x[6]) + 1))
+    assert simplify_capped(e, 2.0) == x[0] ** 2 / (4 * x[5] ** 2 * (sympy.cos(x[6]) - 1) ** 2)
+    p = x[3] * (x[0] ** 2 * x[1] + x[0] ** 2 * x[2] ** 2 + x[1] + x[2] ** 2)
+    assert simplify_capped(p, 2.0) == x[3] * (x[0] ** 2 + 1) * (x[1] + x[2] ** 2)
+    assert simplify_capped(x[0] * x[1] + 2.5, 2.0) == x[0] * x[1] + 2.5
+
+
 def test_simplify_does_not_import_sympy_units():
     """Inside units_unimported (the command line's prediction), simplify_capped simplifies as
     sympy.simplify does without importing sympy.physics.units (a tenth of a command-line

@@ -57,10 +57,24 @@ def units_unimported():
             del sys.modules[_UNITS]
 
 
+_FACTOR_SHARE = 0.25
+"""sympy's ``factor`` runs under this share of the simplification's cap (it takes milliseconds)."""
+
+
+def _factored(expr: sympy.Expr, seconds: float) -> sympy.Expr:
+    """sympy's ``factor`` of ``expr`` where it has fewer operations, under a cap of ``seconds``;
+    else ``expr``. simplify does not try it: (cos(x7) - 1)^2 came back as cos(x7)^2 - 2 cos(x7) + 1."""
+    try:
+        out = capped(lambda: sympy.factor(expr), seconds) if cap_available(seconds) else expr
+    except Exception:  # noqa: BLE001 - the cap, or sympy failing on odd input
+        return expr
+    return out if sympy.count_ops(out) < sympy.count_ops(expr) else expr
+
+
 def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
     """sympy.simplify under a wall-clock cap (SIGALRM, so only in the main thread and when
     no other interval timer is running; otherwise ``expr`` comes back as it is). Returns
-    ``expr`` unchanged on timeout or when simplify makes it longer.
+    ``expr`` unchanged on timeout or when simplify makes it longer. Then :func:`_factored`.
     Symbols named in ``positive`` are treated as positive while simplifying."""
     repl = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols if s.name in set(positive)}
     back = {v: k for k, v in repl.items()}
@@ -81,6 +95,7 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         out = e
     except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
         out = e
+    out = _factored(out, _FACTOR_SHARE * seconds)
     if hidden is not None:
         out = out.replace(*hidden)
     return out.xreplace(back) if back else out
