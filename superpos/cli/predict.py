@@ -303,6 +303,19 @@ def _open_stream(output):
             raise SuperposError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
+_QUIET_TRACKER = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
+
+
+def quiet_resource_tracker() -> None:
+    """joblib's resource tracker, a process of its own that inherits this environment, warns at
+    shutdown of the semaphores of workers an interrupt stopped, then removes them (seen on a
+    loaded machine: two warnings after ``error: interrupted``); the command line's contract is
+    one line. Its UserWarnings are ignored through PYTHONWARNINGS, the user's own kept."""
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if _QUIET_TRACKER not in current.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(w for w in (current, _QUIET_TRACKER) if w)
+
+
 def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto: bool,
                    template: str | None = None) -> None:
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
@@ -330,6 +343,7 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
         if jobs == 1:
             yield from (_solve_file(predictor, f, target, settings, auto, template) for f in todo)
             return
+        quiet_resource_tracker()
         with soft_interrupts():  # the workers run the kernels; this thread only waits
             yield from Parallel(n_jobs=jobs, return_as="generator")(
                 delayed(_solve_file)(source, f, target, settings, auto, template) for f in todo)
