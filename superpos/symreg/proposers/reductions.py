@@ -44,17 +44,18 @@ class ReductionsProposer:
         out: list[Candidate] = []
         points = search.points
         first = len(pool)
+        found = False  # _found of the pool with ``out``, checked once each time ``out`` grows
         for red in reductions(points.X, points.y, search.model.basis_.n_variables, REDUCTIONS):
-            if out and _found(search, search.merge(pool, out)):
+            if found:
                 break
             with np.errstate(all="ignore"):
                 Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
             if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
                 continue
             out += _solved(search, red, Z, rest, first + len(out))
+            found = _found(search, search.merge(pool, out))
             flipped = reciprocal(red, Z)
-            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest) and \
-                    not _found(search, search.merge(pool, out)):
+            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest) and not found:
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
                 # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
@@ -69,6 +70,7 @@ class ReductionsProposer:
                         pairs = [p for r, z in ((other, Z), (reciprocal(other, Z), 1.0 / Z))
                                  for p in _closed_forms(search, r, z, moved, search.floor(out))]
                         out += search.refit(pairs, search.work, first + len(out))
+                found = _found(search, search.merge(pool, out))
         return out
 
 
