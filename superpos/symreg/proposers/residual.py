@@ -2,7 +2,8 @@
 inputs still explain, the search goes on with what they miss as one more part.
 
 The finalists are the :data:`FINALISTS` most accurate candidates of the pool's
-accuracy-complexity front with at most :func:`readable_size` nodes. For each f whose residuals
+accuracy-complexity front with at most :func:`readable_size` nodes, after the simplest of that
+front that explains :data:`_KNEE` of the variance (searched first, with the largest share). For each f whose residuals
 y - f keep a trend (:func:`~superpos.symreg.status.structured`, the status's tests at 0.1 %),
 r = y - f is solved by the engine (:meth:`Search.solve`: the same rows, the proposers of a
 separable law's parts and the sums) over the inputs a smooth fit of r needs
@@ -36,6 +37,12 @@ _READABLE = 15
 """Finalists are the best candidates of at most this many nodes on data of up to 3 inputs (2 more
 per further input: :func:`readable_size`): a part beside a soup of terms would be one more term
 of the soup."""
+
+_KNEE = 0.05
+"""The front's simplest candidate with a validation error under this share of the variance is a
+finalist too, the first: a short frame whose residual is the missing part. AI Feynman I.15.3x is
+x1 - x2 x4 (R^2 0.98) times the 1 / sqrt(1 - x2^2 / x3^2) it misses; the most accurate frames,
+(x1 - x2 x4) / (1.01 - 0.018 x2), leave a factor polluted by their own constants."""
 
 _SHARE = 0.25
 """Each residual search gets this share of the effort left."""
@@ -76,7 +83,9 @@ class ResidualProposer:
         size = readable_size(search.n_inputs)
         readable = front([c for c in pool if np.all(np.isfinite(c.constants)) and c.size <= size], len(pool))
         bar = min((c.nmse_validation for c in pool), default=np.inf)
-        for c in readable[::-1][:FINALISTS]:
+        simple = [c for c in readable if c.nmse_validation <= _KNEE][:1]
+        finalists = simple + [c for c in readable[::-1][:FINALISTS] if all(c is not f for f in simple)]
+        for c in finalists:
             if search.effort.exhausted():
                 break
             with np.errstate(all="ignore"):
