@@ -19,10 +19,24 @@ def points(n, m, lo=-2.0, hi=2.0, seed=0):
 
 def test_additive_partition_of_a_sum():
     X = points(200, 3)
-    parts, explained, comps, offset = partition(X, np.sin(X[:, 0]) + X[:, 1] * X[:, 2])
+    parts, explained, comps, offset, _ = partition(X, np.sin(X[:, 0]) + X[:, 1] * X[:, 2])
     assert parts == [(0,), (1, 2)] and explained > 0.999
     # the components add up to the fit
     assert np.corrcoef(comps.sum(1) + offset, np.sin(X[:, 0]) + X[:, 1] * X[:, 2])[0, 1] > 0.999
+
+
+def test_the_part_its_polynomial_misses_most_is_solved_first():
+    """The N-slit law x1 sinc^2(x2 / 2) sin^2(x3 x4 / 2) / sin^2(x3 / 2): the polynomial of the
+    (x3, x4) part misses most of log y, so it is solved first and the other parts' targets hold
+    its formula; an exact partition keeps the parts' order."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(1, 3, (200, 3)), rng.uniform(1, 2, 200)])
+    y = X[:, 0] * np.sin(X[:, 1] / 2) ** 2 / (X[:, 1] / 2) ** 2 * np.sin(X[:, 2] * X[:, 3] / 2) ** 2 / np.sin(X[:, 2] / 2) ** 2
+    (sep,) = separations(X, y, np.arange(150))
+    assert sep.kind == "product" and sep.parts == ((0,), (1,), (2, 3))
+    assert sep.misfit[2] > 10 * max(sep.misfit[:2]) and sep.order()[0] == 2
+    (sep,) = separations(X, X[:, 0] + X[:, 1] ** 2 + X[:, 2] * X[:, 3], np.arange(150))
+    assert sep.kind == "sum" and sep.order() == [0, 1, 2]
 
 
 def test_three_way_interaction_merges_three_inputs():
@@ -64,7 +78,7 @@ def test_abstains_on_few_points_and_fits_on_given_rows():
     y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2]
     y_bad = y.copy()
     y_bad[200:] = 1e6  # rows the test must not read
-    parts, explained, comps, _ = partition(X, y_bad, np.arange(200))
+    parts, explained, comps, *_ = partition(X, y_bad, np.arange(200))
     assert parts == [(0,), (1, 2)] and explained > 0.999 and comps.shape == (300, 2)
 
 

@@ -81,6 +81,17 @@ class Separation:
     offset: float
     explained: float
     sign: float = 1.0
+    misfit: tuple[float, ...] = ()
+
+    def order(self) -> list[int]:
+        """The parts in the order to solve them: the one whose polynomial misses most of the
+        target first (:func:`_misfits`), so that the others' targets hold its formula instead of
+        that polynomial; the parts' own order where no misfit is recorded or none is above
+        :data:`_NEGLIGIBLE`."""
+        k = len(self.parts)
+        if len(self.misfit) != k or max(self.misfit) <= _NEGLIGIBLE:
+            return list(range(k))
+        return sorted(range(k), key=lambda p: -self.misfit[p])
 
     def part_values(self, p: int) -> np.ndarray:
         """Part p's starting values at the rows: its component, with the offset (sum) or the
@@ -104,6 +115,33 @@ def _columns(Z: np.ndarray, part: tuple[int, ...]) -> np.ndarray:
     return np.column_stack(cols)
 
 
+_NEGLIGIBLE = 1e-9
+"""Misfits (shares of the variance) at or below this are round-off: the parts keep their order."""
+
+_RICHER = 2
+"""A part's misfit is measured with polynomials this many degrees above its own."""
+
+
+def _misfits(Z: np.ndarray, r: np.ndarray, parts: list[tuple[int, ...]], rows: np.ndarray, sst: float) -> tuple:
+    """For each part, the share of the variance of the target that a richer polynomial in the
+    part's inputs (:data:`_RICHER` degrees more, at most a quarter of the points' columns)
+    explains of the additive model's residuals ``r``: where the law's part is no polynomial
+    (the N-slit's sin^2(x3 x4 / 2) / sin^2(x3 / 2)) its own polynomial leaves the most, and
+    every other part's target is off by it until it is solved."""
+    out = []
+    for part in parts:
+        degree = _DEGREE.get(len(part), 2) + _RICHER
+        while degree > 1 and len(list(combinations_with_replacement(range(len(part) + 1), degree))) > rows.size / 4:
+            degree -= 1
+        cols = [np.ones(Z.shape[0])] + [np.prod(Z[:, list(idx)], axis=1) for d in range(1, degree + 1)
+                                        for idx in combinations_with_replacement(part, d)]
+        A = np.column_stack(cols)[rows]
+        coef, *_ = np.linalg.lstsq(A, r[rows], rcond=None)
+        left = r[rows] - A @ coef
+        out.append(max(float(r[rows] @ r[rows] - left @ left), 0.0) / sst)
+    return tuple(out)
+
+
 def _fit(Z: np.ndarray, t: np.ndarray, parts: list[tuple[int, ...]], cache: dict, rows: np.ndarray):
     """Least squares of t[rows] on an intercept and every part's columns:
     (sse, n_params, coef, blocks at every row of Z)."""
@@ -118,11 +156,12 @@ def _fit(Z: np.ndarray, t: np.ndarray, parts: list[tuple[int, ...]], cache: dict
     return float(r @ r), A.shape[1], coef, blocks
 
 
-def partition(X: np.ndarray, t: np.ndarray, rows=None) -> tuple[list[tuple[int, ...]], float, np.ndarray, float] | None:
+def partition(X: np.ndarray, t: np.ndarray, rows=None) \
+        -> tuple[list[tuple[int, ...]], float, np.ndarray, float, tuple] | None:
     """The finest additive partition of the inputs for target t by agglomeration (see the
     module docstring), fitted on ``rows`` (default all): (parts, explained share of variance,
-    components at every row (n_rows_of_X, k), intercept); None when the points are too few or
-    t is constant."""
+    components at every row (n_rows_of_X, k), intercept, each part's misfit
+    (:func:`_misfits`)); None when the points are too few or t is constant."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
     n, m = int(rows.size), X.shape[1]
     t = np.asarray(t, dtype=np.float64)
@@ -167,7 +206,9 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) -> tuple[list[tuple[int, 
     for B in blocks:
         comps.append(B @ coef[k:k + B.shape[1]])
         k += B.shape[1]
-    return parts, 1.0 - sse / sst, np.column_stack(comps), float(coef[0])
+    comps = np.column_stack(comps)
+    misfit = _misfits(Z, t - coef[0] - comps.sum(axis=1), parts, rows, sst)
+    return parts, 1.0 - sse / sst, comps, float(coef[0]), misfit
 
 
 def separations(X: np.ndarray, y: np.ndarray, rows=None, signed: bool = True) -> list[Separation]:
@@ -179,11 +220,12 @@ def separations(X: np.ndarray, y: np.ndarray, rows=None, signed: bool = True) ->
     out = []
     found = partition(X, y, rows)
     if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
-        out.append(Separation("sum", tuple(found[0]), found[2], found[3], found[1]))
+        out.append(Separation("sum", tuple(found[0]), found[2], found[3], found[1], misfit=found[4]))
     if np.all(y > 0) or np.all(y < 0):
         found = partition(X, np.log(np.abs(y)), rows)
         if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
-            out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0]))))
+            out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0])),
+                                  found[4]))
     elif signed and not out:  # a sum is no product
         out += signed_products(X, y, rows)
     return out

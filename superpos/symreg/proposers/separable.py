@@ -8,7 +8,8 @@ the second pass, and this proposer again, to ``decompose_depth`` levels), on the
 the same split of the points; each part gets 1 / (2 k PASSES) of the effort left. Backfitting:
 part p's target is y minus (sum) or divided by (product) the current fits of the other parts
 (where the factors change sign, on the rows away from the others' zeros), at first the
-polynomial parts of the test, then each part's best formula as soon as it is found;
+polynomial parts of the test, then each part's best formula as soon as it is found (the part
+whose polynomial misses most first: :meth:`~superpos.symreg.separable.Separation.order`);
 :data:`PASSES` passes, each searching the structures again with cleaner targets. The parts'
 formulas are recombined into one tree over every input and refitted jointly from their
 constants.
@@ -114,7 +115,8 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
     exprs: list = [None] * k
     variables = search.work.variables
     for pass_ in range(PASSES):
-        for i, part in enumerate(sep.parts):
+        for i in sep.order():
+            part = sep.parts[i]
             others = [current[j] for j in range(k) if j != i]
             rows = None
             with np.errstate(all="ignore"):
