@@ -17,7 +17,7 @@ from superpos.symreg.candidates import (Candidate, Points, fit_candidates, skele
                                        unique_trees)
 from superpos.symreg.fitting import refit_constants
 from superpos.symreg.snapping import snap_constants
-from superpos.symreg.render import round_constants, simplify_capped
+from superpos.symreg.render import round_constants, signed_abs, simplify_capped
 from superpos.symreg.selection import selection_order
 from superpos.symreg.settings import FormulaSettings
 from twins_fit import Skeleton, fit_constants
@@ -243,6 +243,21 @@ def test_simplify_keeps_the_factored_form_where_it_is_shorter():
     p = x[3] * (x[0] ** 2 * x[1] + x[0] ** 2 * x[2] ** 2 + x[1] + x[2] ** 2)
     assert simplify_capped(p, 2.0) == x[3] * (x[0] ** 2 + 1) * (x[1] + x[2] ** 2)
     assert simplify_capped(x[0] * x[1] + 2.5, 2.0) == x[0] * x[1] + 2.5
+
+
+def test_signed_abs_writes_a_one_signed_argument_without_bars():
+    """The tree's protected sqrt |u| of a u negative at every point is sqrt(-u) (I.15.3x's
+    sqrt(1 - x2^2 / x3^2), which simplify would turn into |sqrt(x2^2 / x3^2 - 1)|); of a u
+    positive everywhere, sqrt(u). A u of both signs, and an input's |x|, keep their bars."""
+    x1, x2, x3 = sympy.symbols("x1:4")
+    X = np.random.default_rng(0).uniform([-1, 1, 3], [1, 2, 20], (50, 3))
+    e = 1 / sympy.sqrt(sympy.Abs(x2**2 / x3**2 - 1))
+    assert signed_abs(e, X) == 1 / sympy.sqrt(1 - x2**2 / x3**2)
+    assert signed_abs(sympy.log(sympy.Abs(x2 + x3)), X) == sympy.log(x2 + x3)
+    assert signed_abs(sympy.sqrt(sympy.Abs(x1 + x2 - 1.5)), X) == sympy.sqrt(sympy.Abs(x1 + x2 - 1.5))
+    assert signed_abs(sympy.Abs(x1) * x2, X) == sympy.Abs(x1) * x2
+    v = sympy.lambdify([x1, x2, x3], signed_abs(e, X))(*X.T)
+    assert np.allclose(v, sympy.lambdify([x1, x2, x3], e)(*X.T))
 
 
 def test_simplify_does_not_import_sympy_units():

@@ -37,7 +37,7 @@ from .formula import Formula
 from .inputs import MAX_INPUTS, inputs_used, residual_dependence
 from .laws import baseline_trees
 from .proposers import REGISTRY, chosen, propose_skeletons
-from .render import cancelled_terms, monic_denominators, round_constants, simplify_capped, wrapped_phases
+from .render import cancelled_terms, monic_denominators, round_constants, signed_abs, simplify_capped, wrapped_phases
 from .selection import cross_validated_finalists, plausible, probe_points
 from .separable import split_parts
 from .settings import FormulaSettings
@@ -150,13 +150,15 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
 
 def positive_inputs(expr, X: np.ndarray):
     """``expr`` with |x_j| written x_j for each input positive at every point (|x1|^0.45 is
-    x1^0.45 on the data's domain, as a scientist writes it)."""
+    x1^0.45 on the data's domain, as a scientist writes it), and |u| written +-u where u keeps
+    one sign (:func:`~superpos.symreg.render.signed_abs`)."""
     import sympy
 
     pos = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols
            if s.name[:1] == "x" and s.name[1:].isdigit() and int(s.name[1:]) <= X.shape[1]
            and np.all(X[:, int(s.name[1:]) - 1] > 0)}
-    return expr.xreplace(pos).xreplace({v: k for k, v in pos.items()}) if pos else expr
+    expr = expr.xreplace(pos).xreplace({v: k for k, v in pos.items()}) if pos else expr
+    return signed_abs(expr, X)
 
 
 def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarray):

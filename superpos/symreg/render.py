@@ -14,7 +14,7 @@ from ..core.constants import number_code, pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
-           "cancelled_terms",
+           "cancelled_terms", "signed_abs",
            "distinct_formulas", "rename_variables", "units_unimported"]
 
 
@@ -215,6 +215,34 @@ def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int
         return expr
     out = sympy.Add(*kept)
     return out if dropped and kept and sympy.count_ops(out) < sympy.count_ops(expr) else expr
+
+
+def signed_abs(expr: sympy.Expr, X: np.ndarray) -> sympy.Expr:
+    """``expr`` with each |u| written u (or -u) where u keeps one sign at every row of X, innermost
+    first: the tree's protected sqrt |u| of a u negative on the data, sqrt(|x2^2 / x3^2 - 1|), is
+    sqrt(1 - x2^2 / x3^2), as a scientist writes it (sympy's simplify would make it
+    |sqrt(x2^2 / x3^2 - 1)|, imaginary inside). The values on the data are unchanged."""
+    xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
+
+    def resolved(a: sympy.Abs) -> sympy.Expr:
+        u = a.args[0]
+        if u.is_Symbol:  # an input's sign is positive_inputs' matter
+            return a
+        names = {s.name: s for s in u.free_symbols}
+        try:
+            with np.errstate(all="ignore"):
+                v = np.broadcast_to(np.asarray(sympy.lambdify([names.get(x.name, x) for x in xs], u, "numpy")(*X.T),
+                                               dtype=np.float64), (X.shape[0],))
+        except Exception:  # noqa: BLE001 - a function numpy lacks, or a complex value
+            return a
+        if not np.all(np.isfinite(v)):
+            return a
+        return u if np.all(v > 0) else -u if np.all(v < 0) else a
+
+    try:
+        return expr.replace(lambda e: isinstance(e, sympy.Abs), resolved)
+    except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
+        return expr
 
 
 def distinct_formulas(candidates, limit: int, names: list[str] | None = None,
