@@ -70,6 +70,21 @@ def test_snap_values_takes_any_model_and_keeps_what_the_data_tell_apart():
     assert out[1] == 1.0 and abs(out[0] - 2.3456) < 1e-3  # 2.35 is many standard errors away
 
 
+def test_a_fraction_of_one_over_pi_is_as_cheap_as_one_of_pi():
+    """I.32.5's 1/(6 pi) = 0.0530516 measured as 0.0530 with a standard error of 3.8e-5 (1.4 of
+    them away): 1/pi costs what pi costs (Coulomb's 1/(4 pi)), so 1/(6 pi) is shorter than the
+    decimal 0.053 by more than the data's cost of moving there, and is the value kept."""
+    x = np.linspace(1.0, 3.0, 200)
+    r = np.random.default_rng(0).normal(size=x.size)
+    r -= x * (r @ x) / (x @ x)  # orthogonal to x: the fit stays at 0.053
+    r *= 3.8e-5 * np.sqrt((x @ x) * (x.size - 1)) / np.linalg.norm(r)  # its standard error 3.8e-5
+    y = 0.053 * x + r
+
+    out = snap_values(lambda v: v[0] * x, y, np.array([0.053]))
+    assert out[0] == pytest.approx(1 / (6 * np.pi), rel=1e-12)
+    assert number_code(1 / (4 * np.pi)) == pytest.approx(number_code(np.pi / 4))
+
+
 def _family_fit(name, f, x, seed=0):
     fam = next(F for F in FAMILIES if F.name == name)
     t = from_string(fam.template.format(x="x1"), WORK)

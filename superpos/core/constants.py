@@ -78,8 +78,9 @@ def simple_values(v: float, max_denominator: int = 12, pi: bool = True) -> list[
 
 def number_code(q: float) -> float | None:
     """Nats to write a simple number q (an integer or short fraction, one of them times a power
-    of pi as in :func:`pi_multiple` (pi costs log 2 more, the rarer 1/pi, pi^2, 1/pi^2, sqrt(2 pi) and 1/sqrt(2 pi) log 20: on noisy
-    data 0.8 is likelier than sqrt(2/pi) = 0.7979), a decimal of 1-3 significant digits),
+    of pi as in :func:`pi_multiple` (pi and 1/pi cost log 2 more: 1/(4 pi) of Coulomb's constant
+    is as common in physics as 4 pi; the rarer pi^2, 1/pi^2, sqrt(2 pi) and 1/sqrt(2 pi) log 20:
+    on noisy data 0.8 is likelier than sqrt(2/pi) = 0.7979), a decimal of 1-3 significant digits),
     the shorter where it is both (1000 as 1e3, not as the integer beside 999); None when q is
     none of them (a free constant)."""
     if q == 0:
@@ -87,7 +88,7 @@ def number_code(q: float) -> float | None:
     if not math.isfinite(q):
         return None
     codes = []
-    for factor, extra in ((1.0, 0.0),) + tuple((num, math.log(2 if k == 0 else 20)) for k, (_, num) in enumerate(_PI_POWERS)):
+    for factor, extra in ((1.0, 0.0),) + tuple((num, math.log(2 if k <= 1 else 20)) for k, (_, num) in enumerate(_PI_POWERS)):
         fr = Fraction(q / factor).limit_denominator(12)
         if fr and abs(float(fr) * factor - q) <= 1e-12 * abs(q) and abs(fr.numerator) <= 10**6:
             codes.append(math.log(2) + math.log1p(abs(fr.numerator)) + math.log(fr.denominator) + extra)
