@@ -11,7 +11,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from superpos import SuperposError
 from superpos.core.basis import Basis
-from superpos.core.tree import from_string
+from superpos.core.tree import from_string, to_string
 from superpos.symreg.candidates import Candidate
 from superpos.symreg.description import code_length, number_code, structure_code
 from superpos.symreg.laws import law_basis
@@ -245,3 +245,37 @@ def test_a_fitted_power_counts_as_a_product_with_a_constant():
     assert powc.complexity == written.complexity == 7
     plain = _cand("exp(mul(c, x1))", [1.0], 0.1)  # exp of a product, not of a log: no discount
     assert plain.complexity == plain.tree.size + 1
+
+
+# ---------------------------------------------------------------- unit constants written out
+
+def test_unit_variants_write_constants_near_one_as_one():
+    """The Lorentz factor c / sqrt(1 + c x^2) fitted to 1.004 and -0.995 is written
+    1 / sqrt(|x^2 - 1|): 7 nodes and no constant instead of 8 and two; a constant away from +-1
+    stays free, and a candidate with none near +-1 (or already as written) has no variant."""
+    from superpos.symreg.unit_constants import unit_variants
+
+    lorentz = _cand("div(c, sqrt(add(1, mul(c, pow2(x1)))))", [1.004, -0.995], 1e-3)
+    scaled = _cand("div(c, sqrt(add(1, mul(c, pow2(x1)))))", [2.5, -1.01], 1e-3)
+    other = _cand("mul(c, exp(mul(c, x1)))", [0.7, 1.3], 1e-3)
+    got = unit_variants([lorentz, scaled, other], B1)
+    assert [g.tree.size for g in got] == [7, 7]
+    assert got[0].constants.size == 0 and got[0].complexity == 7
+    assert np.allclose(got[1].constants, [2.5])
+    assert to_string(got[0].tree, B1) == "div(1, sqrt(sub(pow2(x1), 1)))"  # sqrt |u|: the same values
+    assert unit_variants(got, B1) == [] and unit_variants([other], B1) == []
+
+
+def test_a_lorentz_factor_at_noise_is_written_without_its_unit_constants():
+    """AI Feynman II.13.23's sampling, rho / sqrt(1 - v^2 / c^2), at 1 % noise: fitted with two
+    constants near 1 it ranked behind rho exp(0.55 v^2 / c^2) (complexity 15 against 10); written
+    without them (9) it is the law found."""
+    import sympy
+
+    rng = np.random.default_rng(11)
+    X = np.column_stack([rng.uniform(1, 5, 200), rng.uniform(1, 2, 200), rng.uniform(3, 10, 200)])
+    y = X[:, 0] / np.sqrt(1 - (X[:, 1] / X[:, 2]) ** 2)
+    y = y + np.random.default_rng(12).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, y, random_state=0)
+    x1, x2, x3 = sorted(f.expr.free_symbols, key=str)
+    assert f.status == "law" and sympy.simplify(f.expr - x1 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr

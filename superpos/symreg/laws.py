@@ -4,9 +4,11 @@ input with scale constants (:func:`law_trees`), which the structure model's tree
 rarely (its corpus has constants of order 1 and inputs of order 1-10): exponential growth or
 decay c exp(c x), the rise or fall to a level c + c exp(c x), Arrhenius c exp(c / x) and the
 same with an offset, c exp(c / (x + c)) (temperature in degrees C rather than kelvin),
-saturation c x / (x + c) (Michaelis-Menten) and the Gaussian at the origin c exp(c x^2) (a
+saturation c x / (x + c) (Michaelis-Menten), the Gaussian at the origin c exp(c x^2) (a
 normal density of a reduction's group (x2 - x3) / x1, which cos(0.56 z)^3 matches to 1 % noise
-with as many constants), and with functions the model's basis lacks,
+with as many constants), the Lorentz factor c / sqrt(1 + c x^2), also of 1 / x (a reduction's
+group v / c, or c / v; at 1 % noise x1 exp(0.55 x2^2 / x3^2) passes for x1 / sqrt(1 - x2^2 / x3^2)
+where the sums of 1 / y^2 are not searched), and with functions the model's basis lacks,
 c tanh(c x), c asin(c x) and c acos(c x) (over :func:`law_basis`). Proposed for each input beside
 the model's candidates, fitted on the data brought into the model's decade and scored like
 any other.
@@ -38,6 +40,8 @@ _LAWS = (
     "mul(c, exp(div(c, add({x}, c))))",
     "div(mul(c, {x}), add({x}, c))",
     "mul(c, exp(mul(c, pow2({x}))))",
+    "div(c, sqrt(add(1, mul(c, pow2({x})))))",
+    "div(c, sqrt(add(1, div(c, pow2({x})))))",
 )
 _NEEDS = ("add", "mul", "div", "exp", "c")
 

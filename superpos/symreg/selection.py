@@ -16,6 +16,7 @@ import numpy as np
 from .candidates import Candidate, Points
 from .edges import EDGE_FLOOR, edge_floor
 from .plausibility import beyond_points, explodes, extrapolation_order, plausible, probe_points
+from .unit_constants import unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
@@ -126,7 +127,8 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
     validation error, the ``affine`` trees (the affine formula over every input) and the
     simplest ``_FINALISTS`` of the accuracy-complexity front (:func:`front`, the shorter
-    alternatives an approximation is chosen among): one
+    alternatives an approximation is chosen among), and the forms of these written with their
+    unit constants (:func:`~superpos.symreg.unit_constants.unit_variants`): one
     split's quarter of the points chooses between thousands of candidates, and on noisy
     tables it lets a simple formula tie with a better one by chance (or a lucky one win);
     the folds use every point once and the paired rule asks a better fit to be better on
@@ -144,6 +146,7 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
         if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
             chosen.add(id(c))
+    head += unit_variants(head, basis)
     if len(head) < 2:
         return cands
     cv = points if points.folds else Points.k_folds(points.X, points.y, 5, rng)
