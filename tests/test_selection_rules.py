@@ -264,6 +264,7 @@ def test_unit_variants_write_constants_near_one_as_one():
     assert np.allclose(got[1].constants, [2.5])
     assert to_string(got[0].tree, B1) == "div(1, sqrt(sub(pow2(x1), 1)))"  # sqrt |u|: the same values
     assert unit_variants(got, B1) == [] and unit_variants([other], B1) == []
+    assert got[0].written_from[0] is lorentz.tree and got[0].written_from[1].tolist() == [1.0, -1.0]
 
 
 def test_a_lorentz_factor_at_noise_is_written_without_its_unit_constants():
@@ -279,3 +280,19 @@ def test_a_lorentz_factor_at_noise_is_written_without_its_unit_constants():
     f = find_formula(X, y, random_state=0)
     x1, x2, x3 = sorted(f.expr.free_symbols, key=str)
     assert f.status == "law" and sympy.simplify(f.expr - x1 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr
+
+
+def test_a_winner_written_with_its_units_is_snapped_as_the_candidate_it_writes():
+    """AI Feynman II.11.27, x3 x4 / (1 / (x1 x2) - 1/3), at 1 % noise: the pool's
+    c x3 x4 / (c + c / (x1 x2)) with its scale near 1 fixed wins written without it, and is
+    then snapped with every constant free, so that 1 and -1/3 are tested together."""
+    import sympy
+
+    from superpos.datasets.problems import load_problems
+
+    (law,) = [p for p in load_problems("feynman") if p.name == "II.11.27"]
+    X, y = law.sample(random_state=0)  # the benchmark's sample and noise (benchmarks/honesty.py)
+    y = y + np.random.default_rng([0, 0, sum(map(ord, law.name))]).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, y, random_state=0)
+    x1, x2, x3, x4 = sorted(f.expr.free_symbols, key=str)
+    assert sympy.simplify(f.expr - x3 * x4 / (1 / (x1 * x2) - sympy.Rational(1, 3))) == 0, f.expr

@@ -101,6 +101,9 @@ class Candidate:
     decomposition: tuple = field(default=(), repr=False, compare=False)
     """("sum" or "product", input groups) where the separable proposer built the candidate
     part by part; kept through refits."""
+    written_from: tuple = field(default=(), repr=False, compare=False)
+    """(tree, constants) of the candidate this one writes with its unit constants fixed
+    (:mod:`~superpos.symreg.unit_constants`), the units at +-1; () for the others."""
     saving: int = field(init=False, repr=False, compare=False, default=0)
     """What the tree's fitted powers take off its complexity (:func:`power_saving`), counted once."""
     tie_key: tuple = field(init=False, repr=False, compare=False, default=())

@@ -100,6 +100,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("refitting on all points")
     cands = _plausible_first(cands, basis, Xs, ys, search.exact_below)
     win = cands[0]
+    if win.written_from:  # fitted and snapped as the candidate it writes with its units fixed
+        win = replace(win, tree=win.written_from[0], constants=np.asarray(win.written_from[1], dtype=np.float64))
     subsampled = sample.size < X.shape[0]
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)

@@ -6,6 +6,12 @@ cross-validation, which refits the constants left on every fold, says whether th
 it from the fitted one: a law measured with noise is no longer ranked with the complexity of
 constants the data fix at 1 (at 1 % noise x1 exp(0.55 x2^2 / x3^2), complexity 10, passed for
 x1 / sqrt(1 - x2^2 / x3^2) written with two constants, 15).
+
+The written form ranks; a winner written so is refitted and snapped as the candidate it came
+from (``written_from``), its units started at +-1: the snapping's joint test then decides
+whether they stay there beside the other constants (at 1 % noise 2.996 x3 x4 / (-1 + 3 / (x1 x2))
+snaps to 3 and 3 together, while x3 x4 / (c + 1 / (x1 x2)), its 1 fixed alone, left c at
+-0.332, which the test of that one value kept from -1/3).
 """
 from __future__ import annotations
 
@@ -55,5 +61,6 @@ def unit_variants(cands: list[Candidate], basis: Basis) -> list[Candidate]:
         if tree.size >= np.asarray(c.tree).size or tree.tobytes() in seen:
             continue
         seen.add(tree.tobytes())
-        out.append(replace(c, tree=tree, constants=np.asarray(start, dtype=np.float64)))
+        out.append(replace(c, tree=tree, constants=np.asarray(start, dtype=np.float64),
+                           written_from=(np.asarray(c.tree), np.where(unit, np.sign(v), v))))
     return out
