@@ -152,16 +152,20 @@ def _polynomial_error(MP: np.ndarray, v: np.ndarray) -> float:
     return float(r @ r) / float(np.sum((v - v.mean()) ** 2))
 
 
-def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: list[int], qc: list[int]):
-    """The drop (lambda, side, rest) of least lambda, the first of equal values; where several
-    fall below the Gram matrices' round-off (:data:`_FLOOR`, exact data), the one of them whose
-    fit on the points (:func:`_fit`, not squared) has the least lambda: among the columns of
-    2 (1 - cos x) / x^2 the Gram values of dropping x^2 and of dropping x^3 are both round-off,
-    and which came first depended on the points (found on 120 and 200 of them, not on 150)."""
+def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: list[int], qc: list[int],
+                on_points: bool = False):
+    """The drop (lambda, side, rest) of least lambda, the first of equal values; with
+    ``on_points``, where several fall below the Gram matrices' round-off (:data:`_FLOOR`, exact
+    data), the one of them whose fit on the points (:func:`_fit`, not squared) has the least
+    lambda: among the trigonometric columns of 2 (1 - cos x) / x^2 the Gram values of dropping
+    x^2 and of dropping x^3 are both round-off, and which came first depended on the points
+    (found on 120 and 200 of them, not on 150). Not for the monomial ratios: there every
+    multiple (x2 + a) of a polynomial is exact too, and the ranking on the points kept
+    x1 (x2^2 - a^2) / (x2 + a) where the Gram order lost it and the model found x1 (x2 - a)."""
     if not drops:
         return None
     best = min(drops, key=lambda d: d[0])
-    ties = [d for d in drops if d[0] < _FLOOR]
+    ties = [d for d in drops if d[0] < _FLOOR] if on_points else []
     if len(ties) < 2:
         return best
 
@@ -172,14 +176,15 @@ def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: 
     return min(ties, key=accurate)
 
 
-def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = False) \
+def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = False, ties_on_points: bool = False) \
         -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
     """Backward elimination over the columns of P and Q: (P's kept, Q's kept, a, b, error of
     P / Q). Each step drops the column whose loss raises :func:`_fit`'s lambda the least
     (:func:`_least`), while the information criterion n log(lambda) + k log n falls (lambda
     floored at the Gram matrices' round-off); the kept columns are then fitted on the points
     (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner), which turns the error of v Q - P
-    into that of v - P / Q. ``searched``: a column costs :func:`~superpos.symreg.terms._price`
+    into that of v - P / Q. ``ties_on_points``: round-off ties ranked on the points
+(:func:`_least_drop`). ``searched``: a column costs :func:`~superpos.symreg.terms._price`
     of the p columns (log n + 2 log p, as chosen among them) instead of log n."""
     n = v.size
     MP_in, MQ_in = MP, MQ
@@ -201,7 +206,7 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
             rests = [cols[:i] + cols[i + 1:] for i in range(len(cols))]
             lams = _least_many(K, rests, [qc]) if side == 0 else _least_many(K, [pc], rests)
             drops += [(float(lam), side, rest) for lam, rest in zip(np.where(np.isnan(lams), np.inf, lams), rests)]
-        best = _least_drop(drops, MP, MQ, v, pc, qc)
+        best = _least_drop(drops, MP, MQ, v, pc, qc, ties_on_points)
         if best is None or score(best[0], len(pc) + len(qc) - 1) >= score(cur, len(pc) + len(qc)):
             break
         cur = best[0]
@@ -359,7 +364,7 @@ def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, f
     if MP.shape[1] + MQ.shape[1] > n // 2:
         return []
     sy = float(np.sqrt(np.mean(y**2)))
-    got = _sparse(MP, MQ, y / sy, searched=True)
+    got = _sparse(MP, MQ, y / sy, searched=True, ties_on_points=True)
     if got is None:
         return []
     pc, qc, a, b, e = got
