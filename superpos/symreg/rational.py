@@ -184,7 +184,7 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
     floored at the Gram matrices' round-off); the kept columns are then fitted on the points
     (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner), which turns the error of v Q - P
     into that of v - P / Q. ``ties_on_points``: round-off ties ranked on the points
-(:func:`_least_drop`). ``searched``: a column costs :func:`~superpos.symreg.terms._price`
+    (:func:`_least_drop`). ``searched``: a column costs :func:`~superpos.symreg.terms._price`
     of the p columns (log n + 2 log p, as chosen among them) instead of log n."""
     n = v.size
     MP_in, MQ_in = MP, MQ

@@ -188,6 +188,15 @@ _CANCELLED = 1e-9
 is a pair of constants that cancel (:func:`cancelled_terms`)."""
 
 
+def _on_rows(expr: sympy.Expr, X: np.ndarray) -> np.ndarray:
+    """The values of ``expr`` (over x1..xm, whatever their assumptions) at every row of X."""
+    xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
+    names = {s.name: s for s in expr.free_symbols}
+    with np.errstate(all="ignore"):
+        return np.broadcast_to(np.asarray(sympy.lambdify([names.get(x.name, x) for x in xs], expr, "numpy")(*X.T),
+                                          dtype=np.float64), (X.shape[0],))
+
+
 def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int = 200) -> sympy.Expr:
     """``expr`` without constants that cancel each other: its products distributed over sums,
     like terms collected, and the terms under :data:`_CANCELLED` of the root mean square of y
@@ -198,15 +207,11 @@ def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int
     scale = float(np.sqrt(np.mean(np.asarray(y, dtype=np.float64) ** 2)))
     if sympy.count_ops(expr) > max_ops or not np.isfinite(scale) or scale == 0:
         return expr
-    xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
     try:
         e = sympy.expand(expr, mul=True, multinomial=False, power_exp=False, power_base=False, log=False)
-        names = {s.name: s for s in e.free_symbols}
         kept, dropped = [], False
         for term in sympy.Add.make_args(e):
-            with np.errstate(all="ignore"):
-                v = np.broadcast_to(np.asarray(sympy.lambdify([names.get(x.name, x) for x in xs], term, "numpy")(*X.T),
-                                               dtype=np.float64), (X.shape[0],))
+            v = _on_rows(term, X)
             if np.all(np.isfinite(v)) and np.max(np.abs(v)) <= _CANCELLED * scale:
                 dropped = True
             else:
@@ -222,17 +227,12 @@ def signed_abs(expr: sympy.Expr, X: np.ndarray) -> sympy.Expr:
     first: the tree's protected sqrt |u| of a u negative on the data, sqrt(|x2^2 / x3^2 - 1|), is
     sqrt(1 - x2^2 / x3^2), as a scientist writes it (sympy's simplify would make it
     |sqrt(x2^2 / x3^2 - 1)|, imaginary inside). The values on the data are unchanged."""
-    xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
-
     def resolved(a: sympy.Abs) -> sympy.Expr:
         u = a.args[0]
         if u.is_Symbol:  # an input's sign is positive_inputs' matter
             return a
-        names = {s.name: s for s in u.free_symbols}
         try:
-            with np.errstate(all="ignore"):
-                v = np.broadcast_to(np.asarray(sympy.lambdify([names.get(x.name, x) for x in xs], u, "numpy")(*X.T),
-                                               dtype=np.float64), (X.shape[0],))
+            v = _on_rows(u, X)
         except Exception:  # noqa: BLE001 - a function numpy lacks, or a complex value
             return a
         if not np.all(np.isfinite(v)):

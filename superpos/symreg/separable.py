@@ -25,6 +25,7 @@ several incompatible splits).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import combinations, combinations_with_replacement
 
@@ -131,7 +132,7 @@ def _misfits(Z: np.ndarray, r: np.ndarray, parts: list[tuple[int, ...]], rows: n
     out = []
     for part in parts:
         degree = _DEGREE.get(len(part), 2) + _RICHER
-        while degree > 1 and len(list(combinations_with_replacement(range(len(part) + 1), degree))) > rows.size / 4:
+        while degree > 1 and math.comb(len(part) + degree, degree) > rows.size / 4:
             degree -= 1
         cols = [np.ones(Z.shape[0])] + [np.prod(Z[:, list(idx)], axis=1) for d in range(1, degree + 1)
                                         for idx in combinations_with_replacement(part, d)]
