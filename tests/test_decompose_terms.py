@@ -97,6 +97,21 @@ def test_single_index_of_noisy_data_keeps_the_ratio():
     assert r.inner in (((0, -1, 1),), ((0, 1, -1),)) and r.factor_exponents[0] == 1
 
 
+def test_single_index_shifts_the_factor_along_the_group_before_rounding():
+    """AI Feynman test_18, (3 x2 x5^2 / x3^2 + 3 x4^2) / (8 pi x1), at 1 % noise (the honesty
+    benchmark's sample and noise): y = x4^2 / x1 g(z), z = x2^0.5 x5 / (x3 x4). The factor's fit
+    came out near (-1, -0.2, 0.45, 2.45, -0.45), rounded (-1, 0, 0.5, 2.5, -0.5), from which no
+    half-step along the group is sparse; shifted first, it is (-1, 0, 0, 2, 0)."""
+    from superpos.datasets.problems import load_problems
+
+    (law,) = [p for p in load_problems("feynman") if p.name.split(" ")[0] == "test_18"]
+    X, y = law.sample(random_state=0)
+    y = y + np.random.default_rng([0, 0, sum(map(ord, law.name))]).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    (r,) = single_index(X, y)
+    b = np.array(r.inner[0]) / r.inner[0][4]
+    assert np.allclose(b, [0, 0.5, -1, -1, 1]) and r.factor_exponents == (-1.0, 0.0, 0.0, 2.0, 0.0)
+
+
 def test_translations_find_the_differences():
     X = np.random.default_rng(9).uniform(1, 5, (200, 4))
     y = np.sqrt((X[:, 1] - X[:, 0]) ** 2 + (X[:, 3] - X[:, 2]) ** 2)

@@ -296,3 +296,41 @@ def test_a_winner_written_with_its_units_is_snapped_as_the_candidate_it_writes()
     f = find_formula(X, y, random_state=0)
     x1, x2, x3, x4 = sorted(f.expr.free_symbols, key=str)
     assert sympy.simplify(f.expr - x3 * x4 / (1 / (x1 * x2) - sympy.Rational(1, 3))) == 0, f.expr
+
+
+def test_written_forms_of_the_pool_join_the_front_with_their_own_errors():
+    """A written form is scored on its own: x1 (c + exp(-x1)) is refitted (c = 1.2, exact) where
+    the unit is the law's, and on data it does not fit its error is its own (large), not the
+    1e-3 its parent carried: a parent's error would put a form on the front that does not fit."""
+    from superpos.symreg.candidates import Points
+    from superpos.symreg.unit_constants import scored_variants
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0.5, 3.0, (200, 1))
+    y = X[:, 0] * (1.2 + np.exp(-X[:, 0]))
+    points = Points.split(X, y, 0.25, np.random.default_rng(4))
+    near = _cand("mul(x1, add(c, mul(c, exp(neg(x1)))))", [1.19, 1.015], 1e-4)
+    (got,) = scored_variants([near], B1, points, FormulaSettings(), 0)
+    assert np.allclose(got.constants, [1.2], atol=1e-6)  # the unit fixed, the other refitted: exact
+    assert got.nmse_validation < 1e-12
+    off = _cand("mul(x1, add(c, mul(c, exp(neg(x1)))))", [1.01, 1.015], 1e-3)
+    y2 = X[:, 0] * (1.3 + 1.015 * np.exp(-3 * X[:, 0]))
+    (bad,) = scored_variants([off], B1, Points.split(X, y2, 0.25, np.random.default_rng(4)), FormulaSettings(), 0)
+    assert bad.nmse_validation > 10 * off.nmse_validation
+
+
+def test_a_lorentz_factor_of_a_ratio_ranked_low_on_one_split_reaches_the_finalists():
+    """AI Feynman I.10.7, x1 / sqrt(1 - x2^2 / x3^2), at 1 % noise (the honesty benchmark's sample
+    and noise): the law fitted with two constants near 1 ranked 34th on the one split, behind
+    x1 (exp(exp(-x3 / x2)) + 0.012), and off the front; written without them, with its own
+    validation error, it is on the front, and cross-validation takes it."""
+    import sympy
+
+    from superpos.datasets.problems import load_problems
+
+    (law,) = [p for p in load_problems("feynman") if p.name == "I.10.7"]
+    X, y = law.sample(random_state=0)
+    y = y + np.random.default_rng([0, 0, sum(map(ord, law.name))]).normal(0, 0.01 * np.sqrt(np.mean(y**2)), y.size)
+    f = find_formula(X, y, random_state=0)
+    x1, x2, x3 = sorted(f.expr.free_symbols, key=str)
+    assert f.status == "law" and sympy.simplify(f.expr - x1 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr

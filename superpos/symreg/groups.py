@@ -25,6 +25,11 @@ fractional exponents, then of the smallest, is kept (x1 / (x2 x3) under an asin 
 came out x1 / (x2^1.5 x3), 0.25 lower)."""
 
 
+def _sparsity(a: np.ndarray) -> tuple[int, float]:
+    """Fewest exponents, then the smallest: the order a factor's exponents are chosen in."""
+    return int(np.count_nonzero(a)), float(np.abs(a).sum())
+
+
 def _oriented(b: np.ndarray, X: np.ndarray) -> np.ndarray:
     """The group's exponents b signed so that its inputs of both signs are in the numerator
     where they all share one side: a group with a pole inside the data is the wrong
@@ -100,10 +105,16 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     G = np.column_stack([np.ones(n)] + _cubic(zs) + inverse)
     options = []
     for coef in coefs:  # each fit's a, made as sparse as a + t b allows (z^t can move into g)
-        a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(coef[1:1 + m])])
+        raw = coef[1:1 + m]
+        a = np.array([_rounded(c, X[:, j]) for j, c in enumerate(raw)])
         shifts = [0.0] + [float(np.round(-a[j] / b[j] * 2) / 2) for j in range(m) if b[j]]
-        options.append(min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))),
-                           key=lambda c: (np.count_nonzero(c), float(np.abs(c).sum()))))
+        rounded = min((a + t * b for t in shifts if np.all(2 * (a + t * b) == np.round(2 * (a + t * b)))), key=_sparsity)
+        # shifted before rounding where that has fewer exponents: at 1 % noise x4^2 / x1 beside
+        # z = x2^0.5 x5 / (x3 x4) came out (-1, -0.2, 0.45, 2.45, -0.45), rounded (-1, 0, 0.5, 2.5, -0.5),
+        # which no half-step along b makes sparse; shifted first, (-1, 0, 0, 2, 0)
+        shifted = min((np.array([_rounded(c, X[:, j]) + 0.0 for j, c in enumerate(raw - raw[k] / b[k] * b)])
+                       for k in range(m) if b[k]), key=_sparsity)
+        options.append(shifted if np.count_nonzero(shifted) < np.count_nonzero(rounded) else rounded)
     options.append(np.zeros(m))
     # the a that leaves log|y| - a.u most a function of z alone (1/z among its columns)
     residual = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ a) for a in options)]

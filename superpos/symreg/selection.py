@@ -16,7 +16,7 @@ import numpy as np
 from .candidates import Candidate, Points
 from .edges import EDGE_FLOOR, edge_floor
 from .plausibility import beyond_points, explodes, extrapolation_order, plausible, probe_points
-from .unit_constants import unit_variants
+from .unit_constants import scored_variants, unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
@@ -59,6 +59,13 @@ def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
 _FINALISTS = 10
 """The candidates first under the tie rule and those of least validation error, this many of
 each, are ranked again by cross-validation on all the selection points."""
+
+_WRITTEN = 50
+"""The candidates of least validation error whose forms written with their unit constants
+(:func:`~superpos.symreg.unit_constants.unit_variants`) may join the front the finalists take
+from: at 1 % noise I.10.7's x1 / sqrt(1 - x2^2 / x3^2), fitted with two constants near 1 and
+ranked 34th on one split, was dominated by x1 / cos(exp(c x3 / x2)) (9 nodes, one constant);
+written, it has 9 nodes and none."""
 
 
 _MARGIN = (0.05, 0.01)
@@ -127,7 +134,9 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
     validation error, the ``affine`` trees (the affine formula over every input) and the
     simplest ``_FINALISTS`` of the accuracy-complexity front (:func:`front`, the shorter
-    alternatives an approximation is chosen among), and the forms of these written with their
+    alternatives an approximation is chosen among; over the pool and the written forms of its
+    ``_WRITTEN`` of least error, each scored on its own:
+    :func:`~superpos.symreg.unit_constants.scored_variants`), and the forms of these written with their
     unit constants (:func:`~superpos.symreg.unit_constants.unit_variants`): one
     split's quarter of the points chooses between thousands of candidates, and on noisy
     tables it lets a simple formula tie with a better one by chance (or a lucky one win);
@@ -141,8 +150,10 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     head: list[Candidate] = []
     chosen: set[int] = set()  # ids of the candidates in head
     by_error = sorted(cands, key=lambda c: c.nmse_validation)
+    written = scored_variants(by_error[:_WRITTEN], basis, points, settings, seed)
     for c in (cands[:_FINALISTS] + by_error[:_FINALISTS] + _distinct(by_error, _FINALISTS)
-              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys] + front(cands, _FINALISTS)):
+              + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]
+              + front(cands + written, _FINALISTS)):
         if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
             chosen.add(id(c))

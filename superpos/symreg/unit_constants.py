@@ -23,9 +23,10 @@ import sympy
 from ..core.basis import Basis
 from ..core.symbolic import from_sympy, to_sympy
 from ..exceptions import NotRepresentable, SuperposError
-from .candidates import Candidate
+from .candidates import Candidate, Points
+from .fitting import fit_many
 
-__all__ = ["unit_variants"]
+__all__ = ["unit_variants", "scored_variants"]
 
 _NEAR = 0.02
 """A constant within this (absolute) of +1 or -1 is tried at it."""
@@ -64,3 +65,23 @@ def unit_variants(cands: list[Candidate], basis: Basis) -> list[Candidate]:
         out.append(replace(c, tree=tree, constants=np.asarray(start, dtype=np.float64),
                            written_from=(np.asarray(c.tree), np.where(unit, np.sign(v), v))))
     return out
+
+
+def scored_variants(cands: list[Candidate], basis: Basis, points: Points, settings, seed: int) -> list[Candidate]:
+    """:func:`unit_variants` of ``cands`` with their own errors: their other constants refitted
+    on the fitting points from the fitted values and scored on the validation points (with
+    ``points.folds``, cross-validated), where a parent's error would flatter a form whose
+    units the data do not fix (x1 (1.011 + 1.025 exp(-x3 / x2)) written x1 (1 + exp(-x3 / x2))
+    doubles its error at 1 % noise)."""
+    written = unit_variants(cands, basis)
+    if not written:
+        return []
+    trees, starts = [c.tree for c in written], [c.constants for c in written]
+    if points.folds:
+        held_out = points.cross_validated(trees, basis, starts, settings, seed)
+        return [replace(c, nmse_validation=float(e)) for c, e in zip(written, held_out)]
+    Xf, yf, Xv, yv = points.parts()
+    fits = fit_many(trees, basis, Xf, yf, Xv, yv, n_starts=1, max_iter=settings.lm_iterations, init=starts,
+                    random_state=seed)
+    return [replace(c, constants=np.asarray(k, dtype=np.float64), nmse_fit=float(ef), nmse_validation=float(ev))
+            for c, (k, ef, ev) in zip(written, fits)]
