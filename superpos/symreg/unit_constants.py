@@ -5,7 +5,9 @@ down to 9). The written form joins the finalists as a candidate of its own, and 
 cross-validation, which refits the constants left on every fold, says whether the data can tell
 it from the fitted one: a law measured with noise is no longer ranked with the complexity of
 constants the data fix at 1 (at 1 % noise x1 exp(0.55 x2^2 / x3^2), complexity 10, passed for
-x1 / sqrt(1 - x2^2 / x3^2) written with two constants, 15).
+x1 / sqrt(1 - x2^2 / x3^2) written with two constants, 15). The pool's best candidates are
+written too (:func:`scored_variants`), scored on their own, so that a written law can reach
+the accuracy-complexity front the finalists are taken from.
 
 The written form ranks; a winner written so is refitted and snapped as the candidate it came
 from (``written_from``), its units started at +-1: the snapping's joint test then decides
