@@ -150,14 +150,15 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     head: list[Candidate] = []
     chosen: set[int] = set()  # ids of the candidates in head
     by_error = sorted(cands, key=lambda c: c.nmse_validation)
-    written = scored_variants(by_error[:_WRITTEN], basis, points, settings, seed)
+    memo: dict = {}  # the written forms, once per candidate
+    written = scored_variants(by_error[:_WRITTEN], basis, points, settings, seed, memo)
     for c in (cands[:_FINALISTS] + by_error[:_FINALISTS] + _distinct(by_error, _FINALISTS)
               + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]
               + front(cands + written, _FINALISTS)):
         if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
             chosen.add(id(c))
-    head += unit_variants(head, basis)
+    head += unit_variants(head, basis, memo)
     if len(head) < 2:
         return cands
     cv = points if points.folds else Points.k_folds(points.X, points.y, 5, rng)

@@ -34,48 +34,64 @@ _NEAR = 0.02
 """A constant within this (absolute) of +1 or -1 is tried at it."""
 
 
-def unit_variants(cands: list[Candidate], basis: Basis) -> list[Candidate]:
+def unit_variants(cands: list[Candidate], basis: Basis, memo: dict | None = None) -> list[Candidate]:
     """For each candidate with constants within :data:`_NEAR` of +-1, the candidate with those
     fixed at +-1 and its tree as sympy writes that formula (:func:`from_sympy` of the form with
     the other constants as symbols), where that tree is smaller and not already among
-    ``cands``; its other constants start at their fitted values."""
+    ``cands``; its other constants start at their fitted values. ``memo`` (id of a candidate ->
+    its written form or None) keeps the sympy round trips of one selection from being done twice."""
     seen = {np.asarray(c.tree, dtype=np.int64).tobytes() for c in cands}
     out = []
     for c in cands:
-        v = np.asarray(c.constants, dtype=np.float64)
-        unit = np.abs(np.abs(v) - 1.0) <= _NEAR
-        if not unit.any() or not np.all(np.isfinite(v)):
+        if memo is None or id(c) not in memo:
+            w = _written(c, basis)
+            if memo is not None:
+                memo[id(c)] = w
+        else:
+            w = memo[id(c)]
+        if w is None or w.tree.tobytes() in seen:
             continue
-        free = {}
-        values: list = []
-        for j, x in enumerate(v):
-            if unit[j]:
-                values.append(sympy.Integer(int(np.sign(x))))
-            else:
-                s = sympy.Symbol(f"c{len(free)}")
-                free[s.name] = float(x)
-                values.append(s)
-        try:
-            tree, consts = from_sympy(to_sympy(c.tree, basis, values), basis)
-            start = [free[str(k)] if str(k) in free else float(k) for k in consts]
-        except (SuperposError, NotRepresentable, TypeError, ValueError, KeyError):
-            continue
-        tree = np.asarray(tree, dtype=np.int64)
-        if tree.size >= np.asarray(c.tree).size or tree.tobytes() in seen:
-            continue
-        seen.add(tree.tobytes())
-        out.append(replace(c, tree=tree, constants=np.asarray(start, dtype=np.float64),
-                           written_from=(np.asarray(c.tree), np.where(unit, np.sign(v), v))))
+        seen.add(w.tree.tobytes())
+        out.append(w)
     return out
 
 
-def scored_variants(cands: list[Candidate], basis: Basis, points: Points, settings, seed: int) -> list[Candidate]:
+def _written(c: Candidate, basis: Basis) -> Candidate | None:
+    """``c`` written with its unit constants fixed (:func:`unit_variants`), None where it has
+    none or the written tree is not smaller."""
+    v = np.asarray(c.constants, dtype=np.float64)
+    unit = np.abs(np.abs(v) - 1.0) <= _NEAR
+    if not unit.any() or not np.all(np.isfinite(v)):
+        return None
+    free = {}
+    values: list = []
+    for j, x in enumerate(v):
+        if unit[j]:
+            values.append(sympy.Integer(int(np.sign(x))))
+        else:
+            s = sympy.Symbol(f"c{len(free)}")
+            free[s.name] = float(x)
+            values.append(s)
+    try:
+        tree, consts = from_sympy(to_sympy(c.tree, basis, values), basis)
+        start = [free[str(k)] if str(k) in free else float(k) for k in consts]
+    except (SuperposError, NotRepresentable, TypeError, ValueError, KeyError):
+        return None
+    tree = np.asarray(tree, dtype=np.int64)
+    if tree.size >= np.asarray(c.tree).size:
+        return None
+    return replace(c, tree=tree, constants=np.asarray(start, dtype=np.float64),
+                   written_from=(np.asarray(c.tree), np.where(unit, np.sign(v), v)))
+
+
+def scored_variants(cands: list[Candidate], basis: Basis, points: Points, settings, seed: int,
+                    memo: dict | None = None) -> list[Candidate]:
     """:func:`unit_variants` of ``cands`` with their own errors: their other constants refitted
     on the fitting points from the fitted values and scored on the validation points (with
     ``points.folds``, cross-validated), where a parent's error would flatter a form whose
     units the data do not fix (x1 (1.011 + 1.025 exp(-x3 / x2)) written x1 (1 + exp(-x3 / x2))
     doubles its error at 1 % noise)."""
-    written = unit_variants(cands, basis)
+    written = unit_variants(cands, basis, memo)
     if not written:
         return []
     trees, starts = [c.tree for c in written], [c.constants for c in written]
