@@ -334,3 +334,18 @@ def test_a_lorentz_factor_of_a_ratio_ranked_low_on_one_split_reaches_the_finalis
     f = find_formula(X, y, random_state=0)
     x1, x2, x3 = sorted(f.expr.free_symbols, key=str)
     assert f.status == "law" and sympy.simplify(f.expr - x1 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr
+
+
+def test_an_exact_candidate_of_simple_constants_goes_before_one_of_free_constants():
+    """Exact candidates tie on round-off: exp(c) x1 with c = log(1 / (4 pi)) = -2.531, a free
+    constant, before c x1 with c = 1 / (4 pi), a simple one: the simple one goes first. An order
+    whose first is simple, or whose others are not exact, is left alone."""
+    from superpos.symreg.pipeline import _simple_first
+
+    x = np.random.default_rng(0).uniform(1, 3, (100, 1))
+    y = x[:, 0] / (4 * np.pi)
+    free = _cand("mul(exp(c), x1)", [np.log(1 / (4 * np.pi))], 1e-31)
+    simple = _cand("mul(c, x1)", [1 / (4 * np.pi)], 1e-31)
+    assert _simple_first([free, simple], B1, x, y, 1e-10)[0] is simple
+    assert _simple_first([simple, free], B1, x, y, 1e-10)[0] is simple
+    assert _simple_first([free, replace(simple, nmse_validation=1e-3)], B1, x, y, 1e-10)[0] is free

@@ -258,3 +258,21 @@ def test_a_logistic_is_written_in_the_form_of_shorter_numbers(seed, law, x, text
     snapped = snap_parameters(t, WORK, x[:, None], y, c, fam, thorough=True)
     shown, params = textbook(fam, snapped, "x1", float(np.max(np.abs(y))))
     assert shown == text, (shown, params)
+
+
+def test_a_value_the_others_absorb_is_fixed_first():
+    """a sqrt(b + c z) is sqrt(a^2 b + a^2 c z): fitted as (1.754, 0.325, 0.65) on exact data
+    (test_2's B), no value within 10 % of each is simple together with the others; a fixed at 1
+    first, the others refit to (1, 2). A fit without such a direction keeps its values."""
+    z = np.random.default_rng(0).uniform(0.1, 3.0, 200)
+    y = np.sqrt(1.0 + 2.0 * z)
+
+    def scaled(v):
+        return v[0] * np.sqrt(v[1] + v[2] * z)
+
+    a = 1.7541097
+    got = snap_values(scaled, y, np.array([a, 1.0 / a**2, 2.0 / a**2]))
+    assert np.allclose(got, [1.0, 1.0, 2.0], atol=1e-9)
+    y2 = 2.3456 * np.exp(0.789 * z)
+    got = snap_values(lambda v: v[0] * np.exp(v[1] * z), y2, np.array([2.3456, 0.789]))
+    assert np.allclose(got, [2.3456, 0.789])

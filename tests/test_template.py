@@ -131,3 +131,24 @@ def test_cli_template_one_file_and_batch(tmp_path, one_error_line):
     assert r.exit_code == 0 and r.stdout.count("mass*sin(angle) + speed**2,exact") == 2
     assert one_error_line(runner.invoke(app, ["predict", str(tmp_path / "d.csv"), str(tmp_path / "d2.csv"),
                                               "--template", "f(mass"]))
+
+
+def test_an_inverted_target_is_read_on_the_rows_where_it_is_steady():
+    """(y - f) / cos(x2) for g of f(x1) + g(x1) cos(x2): its sensitivity to y, 1 / |cos x2|,
+    spans decades, and the rows kept are those where |cos x2| is at least its median; f's
+    inversion y - g cos(x2) is as steady everywhere, and no rows are chosen."""
+    from superpos.symreg.proposers.template import _steady, _target
+    from superpos.symreg.template import solved_for
+
+    X = np.random.default_rng(2).uniform(0, 6, (200, 2))
+    y = X[:, 0] ** 2 + X[:, 0] * np.cos(X[:, 1])
+    t = read_template("f(x1) + g(x1)*cos(x2)", 2)
+    current = {"f": [X[:, 0] ** 2 + 0.1], "g": [X[:, 0]]}
+    consts = np.zeros(0)
+    solvers = {nm: solved_for(t, next(u for u in t.uses if u.func.__name__ == nm)) for nm in ("f", "g")}
+    g_target = _target(t, "g", solvers["g"], current, consts, X, y)
+    rows = _steady(t, "g", solvers["g"], current, consts, X, y, g_target)
+    c = np.abs(np.cos(X[:, 1]))
+    assert rows is not None and rows.sum() == 100 and c[rows].min() >= np.median(c) - 1e-9
+    f_target = _target(t, "f", solvers["f"], current, consts, X, y)
+    assert _steady(t, "f", solvers["f"], current, consts, X, y, f_target) is None

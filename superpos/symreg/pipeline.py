@@ -41,7 +41,7 @@ from .render import cancelled_terms, monic_denominators, round_constants, signed
 from .selection import cross_validated_finalists, plausible, probe_points
 from .separable import split_parts
 from .settings import FormulaSettings
-from .snapping import snap_constants, snap_parameters
+from .snapping import snap_constants, snap_parameters, snaps_simply
 from .status import formula_status
 from .uncertainty import noise_variance, standard_errors, structure_confidence
 from .units import extreme_decades, in_data_units, readable_numbers, times_ten_power
@@ -98,7 +98,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     clock.lap("fit_candidates")
 
     report("refitting on all points")
-    cands = _plausible_first(cands, basis, Xs, ys, search.exact_below)
+    cands = _simple_first(_plausible_first(cands, basis, Xs, ys, search.exact_below), basis, Xs, ys,
+                          search.exact_below)
     win = cands[0]
     if win.written_from:  # fitted and snapped as the candidate it writes with its units fixed
         win = replace(win, tree=win.written_from[0], constants=np.asarray(win.written_from[1], dtype=np.float64))
@@ -185,6 +186,24 @@ def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarra
     if not (np.all(np.isfinite(after)) and np.allclose(after, before, rtol=1e-9, atol=1e-12 * np.max(np.abs(before)))):
         return win, constants, None
     return replace(win, tree=np.asarray(tree), constants=c), c, found
+
+
+def _simple_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray, exact_below: float,
+                  tries: int = 10) -> list[Candidate]:
+    """Where the first candidate is exact with a free constant, the first of the next ``tries``
+    exact ones whose constants all snap to simple numbers
+    (:func:`~superpos.symreg.snapping.snaps_simply`) moved to the front. Exact candidates tie
+    on round-off, and which one comes first is chance: II.6.15a as
+    sqrt(0.057 + 0.057 x5^2 / x4^2) x2 x4 x6 / (x1 x3^5), (3 / (4 pi))^2 twice, before
+    3 sqrt(1 + x5^2 / x4^2) x2 x4 x6 / (4 pi x1 x3^5)."""
+    if not cands or not cands[0].nmse_validation < exact_below:
+        return cands
+    if snaps_simply(cands[0].tree, basis, X, y, cands[0].constants):
+        return cands
+    for k, c in enumerate(cands[1:tries + 1], start=1):
+        if c.nmse_validation < exact_below and snaps_simply(c.tree, basis, X, y, c.constants):
+            return [c] + cands[:k] + cands[k + 1:]
+    return cands
 
 
 def _plausible_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray, exact_below: float,

@@ -25,7 +25,7 @@ from ..template import monomials, read_template
 from .separable import splits_the_data
 from .template import solve_template
 
-__all__ = ["AffineProposer", "FUNCTIONS", "affine_splits"]
+__all__ = ["AffineProposer", "FUNCTIONS", "PHASES", "affine_splits"]
 
 FUNCTIONS = {
     "x": ("{x}", lambda v: v, None),
@@ -39,6 +39,14 @@ FUNCTIONS = {
     "sqrt": ("sqrt({x})", np.sqrt, "nonnegative"),
 }
 """h by name: (template text over the input's name, numpy function, domain it needs)."""
+
+PHASES = {
+    "sin": ("sin({x} - {z})", np.sin),
+    "cos": ("cos({x} - {z})", np.cos),
+}
+"""h of a difference of two inputs by name, a phase (x5 - x6 in test_2's
+1 + sqrt(1 + 2 x3^2 x4 / (x1 x2^2)) cos(x5 - x6)): (template text over the inputs' names,
+numpy function). y affine in cos(x_i - x_k) is affine in no function of x_i alone."""
 
 _EXPLAINED = 0.98
 """The affine model must explain this share of the variance on the fitting points."""
@@ -75,8 +83,9 @@ def _sse(D: np.ndarray, t: np.ndarray) -> float:
 
 
 def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, str, float, bool]]:
-    """[(input j, function name, unexplained share, whether A is not needed)] of the splits
-    y = A(x_R) + B(x_R) h(x_j) that fire (module docstring), best first; fitted on ``rows``
+    """[(inputs, function name, unexplained share, whether A is not needed)] of the splits
+    y = A(x_R) + B(x_R) h(x_j) (inputs (j,), h of :data:`FUNCTIONS`) or B(x_R) h(x_i - x_k)
+    (inputs (i, k), h of :data:`PHASES`) that fire (module docstring), best first; fitted on ``rows``
     (default all). Without A (B h alone leaves at most twice the error, plus :data:`_OFFSET`)
     y is the product
     B(x_R) h(x_j), solved so: sin(x1) cos(x2) e^x3 changes sign, and log|y| is no sum there."""
@@ -94,31 +103,37 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, st
     sst = float(np.sum((t - t.mean()) ** 2))
     if not sst > 0:
         return []
+    candidates = [((j,), name, h, _domain_ok(Xr[:, j], need)) for j in range(m) for name, (_, h, need) in FUNCTIONS.items()]
+    candidates += [((i, k), name, h, True) for i in range(m) for k in range(i + 1, m) for name, (_, h) in PHASES.items()]
     out = []
-    for j in range(m):
-        rest = [k for k in range(m) if k != j]
-        degree = 4
-        while degree > 1 and 2 * monomials(np.zeros((1, len(rest))), degree).shape[1] > n / 4:
-            degree -= 1
-        P = monomials(Z[:, rest], degree)
-        zj = Z[:, j]
-        for name, (_, h, need) in FUNCTIONS.items():
-            if not _domain_ok(Xr[:, j], need):
-                continue
-            with np.errstate(all="ignore"):
-                v = h(Xr[:, j])
-            if not np.all(np.isfinite(v)) or np.std(v) == 0:
-                continue
-            raw = v / v.std()
-            v = raw - raw.mean()
-            sse = _sse(np.column_stack([P, P * v[:, None]]), t)
-            if sse > (1.0 - _EXPLAINED) * sst:
-                continue
-            additive = _sse(np.column_stack([P, zj, zj**2, zj**3, v]), t)
-            if additive > _ADDITIVE * sst and sse <= _GAIN * additive:
-                scaled = _sse(P * raw[:, None], t)  # no A: y = B(x_R) h(x_j), a product of parts
-                out.append((j, name, sse / sst, bool(scaled <= 2.0 * sse + _OFFSET * sst)))
+    for inputs, name, h, ok in candidates:
+        if not ok:
+            continue
+        with np.errstate(all="ignore"):
+            v = h(Xr[:, inputs[0]] if len(inputs) == 1 else Xr[:, inputs[0]] - Xr[:, inputs[1]])
+        if not np.all(np.isfinite(v)) or np.std(v) == 0:
+            continue
+        P = _polynomial(Z[:, [k for k in range(m) if k not in inputs]], n)
+        raw = v / v.std()
+        v = raw - raw.mean()
+        sse = _sse(np.column_stack([P, P * v[:, None]]), t)
+        if sse > (1.0 - _EXPLAINED) * sst:
+            continue
+        own = [Z[:, j] ** d for j in inputs for d in (1, 2, 3)]
+        additive = _sse(np.column_stack([P, *own, v]), t)
+        if additive > _ADDITIVE * sst and sse <= _GAIN * additive:
+            scaled = _sse(P * raw[:, None], t)  # no A: y = B(x_R) h(x_j), a product of parts
+            out.append((inputs, name, sse / sst, bool(scaled <= 2.0 * sse + _OFFSET * sst)))
     return sorted(out, key=lambda r: r[2])
+
+
+def _polynomial(Z: np.ndarray, n: int) -> np.ndarray:
+    """The monomials of the columns of Z up to the largest degree (at most 4) whose A and B
+    have at most n / 4 coefficients together."""
+    degree = 4
+    while degree > 1 and 2 * monomials(np.zeros((1, Z.shape[1])), degree).shape[1] > n / 4:
+        degree -= 1
+    return monomials(Z, degree)
 
 
 class AffineProposer:
@@ -131,10 +146,12 @@ class AffineProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         m = search.n_inputs
         out: list[Candidate] = []
-        for j, name, _, product in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
+        for inputs, name, _, product in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
             if search.effort.exhausted():
                 break
-            rest = ", ".join(f"x{k + 1}" for k in range(m) if k != j)
-            text = f"{'' if product else f'f({rest}) + '}g({rest})*{FUNCTIONS[name][0].format(x=f'x{j + 1}')}"
+            rest = ", ".join(f"x{k + 1}" for k in range(m) if k not in inputs)
+            h = (FUNCTIONS[name][0].format(x=f"x{inputs[0] + 1}") if len(inputs) == 1 else
+                 PHASES[name][0].format(x=f"x{inputs[0] + 1}", z=f"x{inputs[1] + 1}"))
+            text = f"{'' if product else f'f({rest}) + '}g({rest})*{h}"
             out += solve_template(search, read_template(text, m), pool + out, self.name, share=0.25)
         return out

@@ -7,13 +7,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...core.constants import number_code
 from ..candidates import Candidate
 from ..decompose import _MAX_EXPONENT, Reduction, reductions, smooth_in
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
-from ..snapping import snap_constants
+from ..snapping import snaps_simply
 from ..terms import transformed_sums
 
 __all__ = ["ReductionsProposer"]
@@ -76,18 +75,15 @@ class ReductionsProposer:
 
 def _found(search: Search, pool: list[Candidate]) -> bool:
     """Whether the pool's best is settled (exact, and holds at the edges: :meth:`Search.settled`)
-    with every constant snapping to a simple number (:func:`~superpos.symreg.snapping.snap_constants`,
-    :func:`~superpos.core.constants.number_code`): the law as it will be shown, which another
-    reduction can only write again. A settled formula of free constants may be the law in
+    with every constant snapping to a simple number (:func:`~superpos.symreg.snapping.snaps_simply`):
+    the law as it will be shown, which another reduction can only write again. A settled formula of free constants may be the law in
     another guise (II.6.15a as sqrt(0.057 x4^2 + 0.057 x5^2), where a later reduction writes
     3 sqrt(1 + x5^2 / x4^2) / (4 pi)) or a series exact to the data's digits (III.4.33's
     rational read from a CSV of 12 digits), and the reductions go on."""
     if not search.settled(pool):
         return False
     c = pool[0]
-    with np.errstate(all="ignore"):
-        snapped = snap_constants(c.tree, search.work, search.X, search.y, c.constants)
-    return all(number_code(float(v)) is not None for v in snapped)
+    return snaps_simply(c.tree, search.work, search.X, search.y, c.constants)
 
 
 def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
@@ -99,7 +95,7 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     nested = red.linear is not None and search.depth == 0
     over = law_basis(model_basis) if nested else model_basis
     found = search.solve(Z, rest, ("model", "search") + (("reductions",) if nested else ()), share=1.0 / REDUCTIONS,
-                         work=over)[:search.settings.refit_top]
+                         work=over, rows=_steady_rows(search, red))[:search.settings.refit_top]
     pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, over, search.work)) for c in found
              if np.all(np.isfinite(c.constants))]
     floor = search.floor(found)
@@ -109,6 +105,22 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
                    red.compose(t, c, model_basis, search.work))
                   for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
     return search.refit(pairs + _closed_forms(search, red, Z, rest, floor), search.work, rank)
+
+
+def _steady_rows(search: Search, red: Reduction) -> np.ndarray | None:
+    """On the user's data, where the factor prod w^a spans more than a decade, the rows where
+    it is at least its median: y / prod w^a carries the noise of y divided by the factor, so
+    where the factor is small the reduced target is mostly noise, and a look-alike fits it as
+    well as the law (at 1 % noise, II.13.34's reduction x1 x3 g(x3 / x2), a factor of 1.2
+    decades: on all rows the sub-search's best was x1 x2 / cos(x2 / x3), which was taken over
+    the Lorentz law). The candidates found there are refitted and scored on all the points."""
+    if search.depth > 0:
+        return None
+    with np.errstate(all="ignore"):
+        F = np.abs(red.factor(search.points.X))
+    if not (np.all(np.isfinite(F)) and np.all(F > 0)) or np.log10(F.max() / F.min()) <= 1.0:
+        return None
+    return F >= np.median(F)
 
 
 def _closed_forms(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, floor: float) -> list:

@@ -4,8 +4,10 @@ When a template is given it is the only proposer: the law has the form the user 
 
 Each placeholder is solved by the engine on its own inputs (:meth:`Search.solve`, the same
 proposers as a separable law's parts, over the laws' basis), the same rows and a share of the
-effort; :data:`PASSES` backfitting passes; the parts go back into the template, which is
-refitted jointly from their constants and the template's.
+effort; :data:`PASSES` backfitting passes; after each the parts go back into the template,
+which is refitted jointly from their constants and the template's, one candidate per pass (the
+second pass's parts fit targets off by the first's errors: on test_2 it wrote A = x1 x2 / x3^2
+as x1 asin(c x2 / x3) / x3, where the first pass had it).
 """
 from __future__ import annotations
 
@@ -43,8 +45,9 @@ def _value_at(t, current, use) -> np.ndarray:
 def solve_template(search: Search, t: Template, pool: list[Candidate], source: str,
                    share: float = 0.5) -> list[Candidate]:
     """The template ``t`` solved on the search's data (module docstring): its placeholders
-    found part by part with ``share`` of the effort left, put back and refitted jointly, as
-    candidates of ``source``; [] when a placeholder finds nothing or the values are not finite."""
+    found part by part with ``share`` of the effort left, put back after each pass and
+    refitted jointly, as candidates of ``source``; those of the passes completed when a
+    placeholder finds nothing or the values are not finite."""
     p = search.points
     fitted = fit_surrogates(t, p.X[p.fit], p.y[p.fit], search.seed)
     if fitted is None:
@@ -57,36 +60,42 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
                for nm in names if sum(u.func.__name__ == nm for u in t.uses) == 1}
     found: dict = {}
     variables = search.work.variables
+    out: list[Candidate] = []
     for _ in range(PASSES):
         for nm in names:
             args = list(t.names[nm])
             target = _target(t, nm, solvers.get(nm), current, consts, X, y)
-            if not _usable(target, current[nm][0]):
-                target = current[nm][0]
+            rows = _steady(t, nm, solvers.get(nm), current, consts, X, y, target)
+            kept = slice(None) if rows is None else rows
+            if target is None or not _usable(target[kept], current[nm][0][kept]):
+                target, rows = current[nm][0], None
+            elif rows is not None:
+                target = np.where(rows, target, current[nm][0])
             if not np.all(np.isfinite(target)):
-                return []
+                return out
             basis = model_basis_over(search.model, len(args))
             work = law_basis(basis)
             cands = [c for c in search.solve(X[:, args], target, PART_PROPOSERS,
-                                             share=share / (len(names) * PASSES), basis=basis, work=work)
+                                             share=share / (len(names) * PASSES), basis=basis, work=work, rows=rows)
                      if np.all(np.isfinite(c.constants))]
             if not cands:
-                return []
+                return out
             best = cands[0]
             local = to_sympy(best.tree, work, best.constants)
             found[nm] = (local, work)
             with np.errstate(all="ignore"):
                 current[nm] = [evaluate(best.tree, work, X[:, [input_index(a) for a in u.args]], best.constants)
                                for u in t.uses if u.func.__name__ == nm]
+        expr = t.expr
+        for u in t.uses:
+            local, work = found[u.func.__name__]
+            expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
+                                                     for j, a in enumerate(u.args)})})
+        expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
+        out += search.refit_expression(expr, search.floor(pool), source, len(pool) + len(out))
         if search.effort.exhausted():
             break
-    expr = t.expr
-    for u in t.uses:
-        local, work = found[u.func.__name__]
-        expr = expr.xreplace({u: local.xreplace({work.variables[j]: variables[input_index(a)]
-                                                 for j, a in enumerate(u.args)})})
-    expr = expr.xreplace(dict(zip(t.constants, [sympy.Float(float(v)) for v in consts])))
-    return search.refit_expression(expr, search.floor(pool), source, len(pool))
+    return out
 
 
 def _target(t, name, solver, current, consts, X, y):
@@ -99,6 +108,23 @@ def _target(t, name, solver, current, consts, X, y):
     with np.errstate(all="ignore"):
         out = solver(*[X[:, j] for j in range(m)], *others, *consts, y)
     return np.broadcast_to(np.asarray(out, dtype=np.float64), y.shape).copy()
+
+
+def _steady(t, name, solver, current, consts, X, y, target):
+    """Where the inversion's sensitivity to y, |d target / d y|, spans more than a decade, the
+    rows where it is at most its median: (y - f) / cos(x3) carries f's error divided by cos(x3),
+    spikes where that crosses zero and is steady where it is large. None otherwise."""
+    if target is None or not np.all(np.isfinite(target)):
+        return None
+    step = 1e-6 * float(np.sqrt(np.mean(y**2)))
+    if not step > 0:
+        return None
+    moved = _target(t, name, solver, current, consts, X, y + step)
+    with np.errstate(all="ignore"):
+        s = np.abs(moved - target) / step
+    if not (np.all(np.isfinite(s)) and np.min(s) > 0) or np.max(s) <= 10.0 * np.min(s):
+        return None
+    return s <= np.median(s)
 
 
 def _usable(target, surrogate: np.ndarray) -> bool:
