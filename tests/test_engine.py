@@ -62,10 +62,23 @@ def test_the_effort_budget_stops_the_search_and_is_deterministic(shipped, square
     s = _search(shipped, *square_sin, small)
     pool = run_proposers(s)
     assert pool and s.effort.spent >= 30  # the first proposer ran, the budget then stopped the rest
-    assert {c.source for c in pool} <= {"model"}
+    assert {c.source for c in pool} <= {"model", "powers"}  # but for the cheap power laws
     f1 = find_formula(*square_sin, settings=small)
     f2 = find_formula(*square_sin, settings=small)
     assert str(f1.expr) == str(f2.expr)
+
+
+def test_the_cheap_power_laws_run_once_the_effort_is_spent(shipped, fast):
+    """A monomial over four inputs, the budget spent by the model's trees: the power laws, a few
+    fits, still run and find it; nothing else does."""
+    from dataclasses import replace
+
+    X = np.random.default_rng(5).uniform(0.5, 3.0, (150, 4))
+    y = X[:, 0] * X[:, 1] * X[:, 2] ** 2 * X[:, 3]
+    s = _search(shipped, X, y, replace(fast, max_fits=30))
+    pool = run_proposers(s)
+    assert {c.source for c in pool} <= {"model", "powers"}
+    assert min(c.nmse_validation for c in pool if c.source == "powers") < 1e-20
 
 
 def test_a_share_of_the_effort_charges_its_parent():

@@ -61,7 +61,8 @@ class StructureModel(Protocol):
 @runtime_checkable
 class Proposer(Protocol):
     """One source of candidates. ``name`` (unique; ``FormulaSettings.proposers`` chooses by it),
-    ``after_exact`` (still useful when the pool already holds an exact candidate)."""
+    ``after_exact`` (still useful when the pool already holds an exact candidate); optionally
+    ``cheap`` (a few fits: still run once the effort is spent, :func:`run_proposers`)."""
 
     name: str
     after_exact: bool
@@ -327,11 +328,13 @@ class Search:
 def run_proposers(search: Search) -> list[Candidate]:
     """The pool of ``search``: each proposer that applies, in order, merged into it, until the
     best candidate is exact and holds at the edges (:meth:`Search.settled`; only proposers useful
-    after that still run) or the effort is spent."""
+    after that still run) or the effort is spent (only proposers marked ``cheap``, a few fits
+    each, still run: a part's share of the effort, spent by the model's trees, left a monomial
+    x1 x2 x3^2 x4 to them and not to the power laws)."""
     pool: list[Candidate] = []
     for p in search.proposers:
-        if search.effort.exhausted():
-            break
+        if search.effort.exhausted() and not getattr(p, "cheap", False):
+            continue
         if (not p.after_exact and search.settled(pool)) or not p.applies(search):
             continue
         new = p.propose(search, pool)
