@@ -82,11 +82,11 @@ def _sse(D: np.ndarray, t: np.ndarray) -> float:
     return float(r @ r)
 
 
-def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, str, float, bool]]:
+def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[tuple[int, ...], str, float, bool]]:
     """[(inputs, function name, unexplained share, whether A is not needed)] of the splits
     y = A(x_R) + B(x_R) h(x_j) (inputs (j,), h of :data:`FUNCTIONS`) or B(x_R) h(x_i - x_k)
-    (inputs (i, k), h of :data:`PHASES`) that fire (module docstring), best first; fitted on ``rows``
-    (default all). Without A (B h alone leaves at most twice the error, plus :data:`_OFFSET`)
+    (inputs (i, k), h of :data:`PHASES`) that fire (module docstring), best first; fitted on
+    ``rows`` (default all). Without A (B h alone leaves at most twice the error, plus :data:`_OFFSET`)
     y is the product
     B(x_R) h(x_j), solved so: sin(x1) cos(x2) e^x3 changes sign, and log|y| is no sum there."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
@@ -103,8 +103,10 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[int, st
     sst = float(np.sum((t - t.mean()) ** 2))
     if not sst > 0:
         return []
-    candidates = [((j,), name, h, _domain_ok(Xr[:, j], need)) for j in range(m) for name, (_, h, need) in FUNCTIONS.items()]
-    candidates += [((i, k), name, h, True) for i in range(m) for k in range(i + 1, m) for name, (_, h) in PHASES.items()]
+    candidates = [((j,), name, h, _domain_ok(Xr[:, j], need))
+                  for j in range(m) for name, (_, h, need) in FUNCTIONS.items()]
+    candidates += [((i, k), name, h, True)
+                   for i in range(m) for k in range(i + 1, m) for name, (_, h) in PHASES.items()]
     out = []
     for inputs, name, h, ok in candidates:
         if not ok:

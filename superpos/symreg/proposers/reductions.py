@@ -76,7 +76,8 @@ class ReductionsProposer:
 def _found(search: Search, pool: list[Candidate]) -> bool:
     """Whether the pool's best is settled (exact, and holds at the edges: :meth:`Search.settled`)
     with every constant snapping to a simple number (:func:`~superpos.symreg.snapping.snaps_simply`):
-    the law as it will be shown, which another reduction can only write again. A settled formula of free constants may be the law in
+    the law as it will be shown, which another reduction can only write again. A settled
+    formula of free constants may be the law in
     another guise (II.6.15a as sqrt(0.057 x4^2 + 0.057 x5^2), where a later reduction writes
     3 sqrt(1 + x5^2 / x4^2) / (4 pi)) or a series exact to the data's digits (III.4.33's
     rational read from a CSV of 12 digits), and the reductions go on."""

@@ -76,7 +76,8 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
             basis = model_basis_over(search.model, len(args))
             work = law_basis(basis)
             cands = [c for c in search.solve(X[:, args], target, PART_PROPOSERS,
-                                             share=share / (len(names) * PASSES), basis=basis, work=work, rows=rows)
+                                             share=share / (len(names) * PASSES), basis=basis, work=work,
+                                             rows=rows)
                      if np.all(np.isfinite(c.constants))]
             if not cands:
                 return out
