@@ -7,7 +7,8 @@ given the others (variable projection, Golub & Pereyra 1973), the rest by
 Levenberg-Marquardt from several starts; the best start wins. Overflow, NaN and domain
 errors give an infinite error: the candidate loses, nothing raises.
 :func:`refit_constants` polishes a winner's constants on all points (snapping them to simple
-values is :mod:`.snapping`'s). The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
+values is :mod:`.snapping`'s; :func:`profile_fit` refits some values of a model with the others
+fixed, its profile likelihood). The numpy twin of the kernel (tests only) is ``tests/twins_fit.py``.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ..core.tree import evaluate, subtree_ends
 from ..exceptions import SuperposError
 
 __all__ = ["fit_many", "refit_constants", "start_points", "noise_variance", "standard_errors", "standard_errors_of",
-           "jacobian"]
+           "jacobian", "profile_fit"]
 
 
 def start_points(n_nonlinear: int, n_starts: int, rng: np.random.Generator) -> np.ndarray:
@@ -259,3 +260,39 @@ def _scaled_errors(JTJ: np.ndarray, d: np.ndarray, s2: float) -> np.ndarray:
         return np.full(k, np.inf)
     se = np.sqrt(np.clip(s2 * np.diag(inv), 0.0, np.inf)) / safe
     return np.where(d > 0, se, np.inf)
+
+
+def profile_fit(predict, y: np.ndarray, c: np.ndarray, free: list[int], sse, max_iter: int = 20):
+    """(values, SSE) of the model ``predict`` (values -> predictions) with the values ``free``
+    refitted by Levenberg-Marquardt from c and the others fixed (a profile likelihood's fit), ``sse``
+    the squared error of values."""
+    c = c.copy()
+    e = sse(c)
+    lam = 1e-3
+    for _ in range(max_iter):
+        J = jacobian(predict, c, free)
+        with np.errstate(all="ignore"):
+            r = y - predict(c)
+            A = J.T @ J
+            g = J.T @ r
+        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(g))):
+            break
+        improved = False
+        while lam < 1e8:
+            try:
+                step = np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-300), g)
+            except np.linalg.LinAlgError:
+                lam *= 10.0
+                continue
+            trial = c.copy()
+            trial[free] += step
+            et = sse(trial)
+            if et < e:
+                lam = max(lam / 3.0, 1e-9)
+                improved = e - et > 1e-12 * e
+                c, e = trial, et
+                break
+            lam *= 4.0
+        if not improved:
+            break
+    return c, e

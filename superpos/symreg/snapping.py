@@ -36,7 +36,7 @@ import numpy as np
 from ..core.basis import Basis
 from ..core.constants import number_code, simple_values
 from ..core.tree import evaluate
-from .fitting import jacobian, standard_errors_of
+from .fitting import jacobian, profile_fit, standard_errors_of
 from .notation import digits_cost
 
 __all__ = ["snap_values", "snap_constants", "snap_parameters", "snaps_simply"]
@@ -193,7 +193,7 @@ def _unit_scales(run: "_Snapping", c: np.ndarray, cur: float, open_: list[int]):
         for q in (0.0, float(np.sign(c[j]))):
             trial = c.copy()
             trial[j] = q
-            trial, e = _profile(run.predict, run.y, trial, rest, run.sse)
+            trial, e = profile_fit(run.predict, run.y, trial, rest, run.sse)
             if e <= run.exact_tol:
                 return trial, rest, e
     return c, open_, cur
@@ -270,7 +270,7 @@ class _Snapping:
                 rest = [i for i in open_ if i != j]
                 if e - cur > _CHI2_1 * self.s2 and rest and profiles < _MAX_PROFILES:
                     profiles += 1
-                    trial, e = _profile(self.predict, self.y, trial, rest, self.sse)
+                    trial, e = profile_fit(self.predict, self.y, trial, rest, self.sse)
                 if e - cur <= _CHI2_1 * self.s2:
                     moved = (j, trial, e, True)
                     break
@@ -279,7 +279,7 @@ class _Snapping:
             j, c, cur, refitted = moved
             open_.remove(j)
             if refitted and open_:  # the others at their best and their errors with j fixed
-                c, cur = _profile(self.predict, self.y, c, open_, self.sse)
+                c, cur = profile_fit(self.predict, self.y, c, open_, self.sse)
                 se[open_] = standard_errors_of(self.predict, self.y, c, self.s2, open_)
         return c, open_
 
@@ -318,7 +318,7 @@ class _Snapping:
                 e = self.sse(trial)
                 if e - first > bound and open_ and profiles < _MAX_PROFILES:
                     profiles += 1
-                    trial, e = _profile(self.predict, self.y, trial, open_, self.sse)
+                    trial, e = profile_fit(self.predict, self.y, trial, open_, self.sse)
                 if e - first <= bound and total(trial, e) < now:
                     c, now, done = trial, total(trial, e), False
                     break
@@ -378,7 +378,7 @@ def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
         e = run.sse(trial)
         se_t = se.copy()
         if rest:
-            trial, e = _profile(run.predict, run.y, trial, rest, run.sse)
+            trial, e = profile_fit(run.predict, run.y, trial, rest, run.sse)
             se_t[rest] = standard_errors_of(run.predict, run.y, trial, run.s2, rest)
         if not np.isfinite(e):
             continue
@@ -389,36 +389,3 @@ def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
             best, now = trial, length
     return best
 
-
-def _profile(predict, y: np.ndarray, c: np.ndarray, free: list[int], sse, max_iter: int = 20):
-    """(values, SSE) with ``free`` refitted by Levenberg-Marquardt from c, the others fixed."""
-    c = c.copy()
-    e = sse(c)
-    lam = 1e-3
-    for _ in range(max_iter):
-        J = jacobian(predict, c, free)
-        with np.errstate(all="ignore"):
-            r = y - predict(c)
-            A = J.T @ J
-            g = J.T @ r
-        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(g))):
-            break
-        improved = False
-        while lam < 1e8:
-            try:
-                step = np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-300), g)
-            except np.linalg.LinAlgError:
-                lam *= 10.0
-                continue
-            trial = c.copy()
-            trial[free] += step
-            et = sse(trial)
-            if et < e:
-                lam = max(lam / 3.0, 1e-9)
-                improved = e - et > 1e-12 * e
-                c, e = trial, et
-                break
-            lam *= 4.0
-        if not improved:
-            break
-    return c, e

@@ -108,6 +108,7 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[tuple[i
     candidates += [((i, k), name, h, True)
                    for i in range(m) for k in range(i + 1, m) for name, (_, h) in PHASES.items()]
     out = []
+    polynomials: dict = {}  # A and B's columns over the other inputs, one per set of inputs split on
     for inputs, name, h, ok in candidates:
         if not ok:
             continue
@@ -115,7 +116,9 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[tuple[i
             v = h(Xr[:, inputs[0]] if len(inputs) == 1 else Xr[:, inputs[0]] - Xr[:, inputs[1]])
         if not np.all(np.isfinite(v)) or np.std(v) == 0:
             continue
-        P = _polynomial(Z[:, [k for k in range(m) if k not in inputs]], n)
+        if inputs not in polynomials:
+            polynomials[inputs] = _polynomial(Z[:, [k for k in range(m) if k not in inputs]], n)
+        P = polynomials[inputs]
         raw = v / v.std()
         v = raw - raw.mean()
         sse = _sse(np.column_stack([P, P * v[:, None]]), t)
