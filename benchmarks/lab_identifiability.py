@@ -35,7 +35,8 @@ def study(p, seed: int, level: float) -> dict | None:
     from scipy.optimize import least_squares
 
     from lab_laws import _function, noisy, parameterised
-    from superpos.symreg.snapping import _chi2_95, _Snapping, snap_values
+    from superpos.symreg.snap_rules import SnapRun, chi2_95
+    from superpos.symreg.snapping import snap_values
 
     tree, params, truth = parameterised(p.expr())
     if not params:
@@ -59,9 +60,9 @@ def study(p, seed: int, level: float) -> dict | None:
     def sse(v) -> float:
         return float(np.sum((y - predict(v)) ** 2))
 
-    # the description length the restarts compare (snapping._Snapping.length), from the fit
-    run = _Snapping(predict, sse, y, fit, first, s2, True, np.zeros(k), 0.1, 1e-5, 12, (), first)
-    return dict(name=p.name, k=k, dchi2=(law_sse - first) / s2, bound=_chi2_95(k),
+    # the description length the restarts compare (snap_rules.SnapRun.length), from the fit
+    run = SnapRun(predict, sse, y, fit, first, s2, True, np.zeros(k), 0.1, 1e-5, 12, (), first)
+    return dict(name=p.name, k=k, dchi2=(law_sse - first) / s2, bound=chi2_95(k),
                 same=bool(np.allclose(snapped, truth, rtol=1e-9, atol=0)),
                 law_length=run.length(truth, bounded=False), snapped_length=run.length(snapped, bounded=False),
                 truth=truth, snapped=snapped)

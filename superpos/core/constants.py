@@ -1,6 +1,7 @@
 """Simple values a fitted constant may stand for: 0, integers, small fractions, small
 rational multiples of powers of pi (the laws of physics are full of 4 pi, 1/(2 pi) and
-1/sqrt(2 pi)), short decimals. Constant snapping and the rendering of formulas share them."""
+1/sqrt(2 pi)) and of sqrt(2), short decimals. Constant snapping and the rendering of formulas
+share them."""
 from __future__ import annotations
 
 import math
@@ -11,13 +12,14 @@ import sympy
 
 __all__ = ["simple_values", "pi_multiple", "number_code"]
 
-_PI_POWERS = (
+_IRRATIONALS = (  # powers of pi, then sqrt(2): test_2's sqrt(1 + 2 z) fits as sqrt(2) sqrt(1/2 + z)
     (sympy.pi, np.pi),
     (1 / sympy.pi, 1 / np.pi),
     (sympy.pi**2, np.pi**2),
     (1 / sympy.pi**2, 1 / np.pi**2),
     (sympy.sqrt(2 * sympy.pi), np.sqrt(2 * np.pi)),
     (1 / sympy.sqrt(2 * sympy.pi), 1 / np.sqrt(2 * np.pi)),
+    (sympy.sqrt(2), np.sqrt(2)),
 )
 
 
@@ -38,9 +40,9 @@ _PI_FACTORS = sorted({Fraction(a, b) for a in (1, 2, 3, 4, 6, 8) for b in (1, 2,
 
 
 def _pi_candidates(v: float) -> list[tuple[float, sympy.Expr]]:
-    """f p within 2 % of v, f in ``_PI_FACTORS`` (or its negative), p a power of pi."""
+    """f p within 2 % of v, f in ``_PI_FACTORS`` (or its negative), p in ``_IRRATIONALS``."""
     out = []
-    for sym, num in _PI_POWERS:
+    for sym, num in _IRRATIONALS:
         r = abs(v) / num
         f = min(_PI_FACTORS, key=lambda f: abs(float(f) - r))
         if abs(float(f) - r) <= 0.02 * r:
@@ -51,7 +53,8 @@ def _pi_candidates(v: float) -> list[tuple[float, sympy.Expr]]:
 
 def pi_multiple(v: float, rtol: float) -> sympy.Expr | None:
     """f p within ``rtol`` of v (relative), f a fraction of 1, 2, 3, 4, 6, 8 and p a power of pi
-    (pi, 1/pi, pi^2, 1/pi^2, sqrt(2 pi), 1/sqrt(2 pi)), the first in that order; else None."""
+    (pi, 1/pi, pi^2, 1/pi^2, sqrt(2 pi), 1/sqrt(2 pi)) or sqrt(2), the first in that order;
+    else None."""
     if not np.isfinite(v) or v == 0:
         return None
     for q, expr in _pi_candidates(v):
@@ -78,9 +81,10 @@ def simple_values(v: float, max_denominator: int = 12, pi: bool = True) -> list[
 
 def number_code(q: float) -> float | None:
     """Nats to write a simple number q (an integer or short fraction, one of them times a power
-    of pi as in :func:`pi_multiple` (pi and 1/pi cost log 2 more: 1/(4 pi) of Coulomb's constant
-    is as common in physics as 4 pi; the rarer pi^2, 1/pi^2, sqrt(2 pi) and 1/sqrt(2 pi) log 20:
-    on noisy data 0.8 is likelier than sqrt(2/pi) = 0.7979), a decimal of 1-3 significant digits),
+    of pi or of sqrt(2) as in :func:`pi_multiple` (pi and 1/pi cost log 2 more: 1/(4 pi) of
+    Coulomb's constant is as common in physics as 4 pi; the rarer pi^2, 1/pi^2, sqrt(2 pi),
+    1/sqrt(2 pi) and sqrt(2) log 20: on noisy data 0.8 is likelier than sqrt(2/pi) = 0.7979), a
+    decimal of 1-3 significant digits),
     the shorter where it is both (1000 as 1e3, not as the integer beside 999); None when q is
     none of them (a free constant)."""
     if q == 0:
@@ -88,7 +92,8 @@ def number_code(q: float) -> float | None:
     if not math.isfinite(q):
         return None
     codes = []
-    for factor, extra in ((1.0, 0.0),) + tuple((num, math.log(2 if k <= 1 else 20)) for k, (_, num) in enumerate(_PI_POWERS)):
+    extras = tuple((num, math.log(2 if k <= 1 else 20)) for k, (_, num) in enumerate(_IRRATIONALS))
+    for factor, extra in ((1.0, 0.0),) + extras:
         fr = Fraction(q / factor).limit_denominator(12)
         if fr and abs(float(fr) * factor - q) <= 1e-12 * abs(q) and abs(fr.numerator) <= 10**6:
             codes.append(math.log(2) + math.log1p(abs(fr.numerator)) + math.log(fr.denominator) + extra)

@@ -1,35 +1,33 @@
 """Snapping: fitted values replaced by the simple values (0, integers, short fractions, short
-decimals, multiples of pi) the data cannot tell them from.
+decimals, multiples of pi and of sqrt(2)) the data cannot tell them from.
 
-Exact data: a value within ``rtol`` (relative) that keeps the squared error within 0.1 %.
-Noisy data: a likelihood-ratio test of the nested model with that value fixed and the others
-refitted (the profile likelihood: an exponent 3.991 fixed at 4 moves its coefficient from
-6.07e-8 to 5.67e-8), Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %) per
-value fixed, sigma^2 = SSE / (n - p) of the unsnapped fit; the value within three standard
-errors and 2 % (10 % where the model explains 99 % of the variance; 0 needs only the three
-standard errors: an insignificant term). Across all values the candidate of least code is
-tried first: the nats to write it (:func:`~superpos.core.constants.number_code`) plus z^2 / 2
-for a value z standard errors from the fit (the data's cost of moving it; 0 first, which drops a
-term), so that an exponent
-snaps before the coefficient it is correlated with, and 1/sqrt(2 pi) beats 0.4 when the data
-pin 0.3989; the standard errors of the others are then taken with it fixed. Multiples of pi
-only for values known to 0.2 %, or for a phase. Then each snapped value may move to one of
-shorter code where all the snapped values together pass the joint test against the unsnapped
-fit (chi-square with as many degrees of freedom as values fixed, 5 %) and the codes plus
-Delta SSE / (2 sigma^2) go down: 0.999 becomes 1 beside another 1 when the pair is within the
-joint region though not within one value's. For the winner's values (``thorough``) the greedy
-order is checked by restarts, each value fixed first at a shorter candidate (:func:`_restarts`):
-the set of least description length within the joint region is kept. Before all of it, a value
-the others absorb (a of a sqrt(b + c z)) is fixed at 0 or +-1 where the others refit to the
-same fit (:func:`_unit_scales`).
+Exact data: a value within ``rtol`` (relative) that keeps the squared error within 0.1 %. Noisy
+data: a likelihood-ratio test of the nested model with that value fixed and the others refitted
+(the profile likelihood: an exponent 3.991 fixed at 4 moves its coefficient from 6.07e-8 to
+5.67e-8), Delta SSE / sigma^2 <= 3.84 (chi-square, 1 degree of freedom, 5 %) per value fixed,
+sigma^2 = SSE / (n - p) of the unsnapped fit; the value within three standard errors and 2 %
+(10 % where the model explains 99 % of the variance; 0 needs only the three standard errors: an
+insignificant term). Across all values the candidate of least code is tried first: the nats to
+write it (:func:`~superpos.core.constants.number_code`) plus z^2 / 2 for a value z standard
+errors from the fit (the data's cost of moving it; 0 first, which drops a term), so that an
+exponent snaps before the coefficient it is correlated with, and 1/sqrt(2 pi) beats 0.4 when the
+data pin 0.3989; the standard errors of the others are then taken with it fixed. Multiples of pi
+(and of sqrt(2)) only for values known to 0.2 %, alone or with the others as snapped, or for a
+phase. Then each snapped value may move to one of shorter code where all the snapped values
+together pass the joint test against the unsnapped fit (chi-square with as many degrees of
+freedom as values fixed, 5 %) and the codes plus Delta SSE / (2 sigma^2) go down: 0.999 becomes
+1 beside another 1 when the pair is within the joint region though not within one value's. For
+the winner's values (``thorough``) the greedy order is checked by restarts, each value fixed
+first at a shorter candidate (:func:`_restarts`): the set of least description length within the
+joint region is kept, and one factor spread over several values (1/(8 pi) in three constants) is
+snapped once, as a factor and simple ratios (:func:`_common_factor`). Before all of it, a value
+the others absorb (a of a sqrt(b + c z)) is fixed at 0 or +-1 where the others refit to the same
+fit (:func:`_unit_scales`).
 
 :func:`snap_constants` snaps a tree's constants; :func:`snap_parameters` a family's named
 parameters (a Gaussian's sigma 12.02 -> 12, not its tree constant -1/(2 sigma^2)), through the
 family's renderings (:mod:`.families`)."""
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -38,14 +36,9 @@ from ..core.constants import number_code, simple_values
 from ..core.tree import evaluate
 from .fitting import jacobian, profile_fit, standard_errors_of
 from .notation import digits_cost
+from .snap_rules import SnapRun, value_code
 
 __all__ = ["snap_values", "snap_constants", "snap_parameters", "snaps_simply"]
-
-_CHI2_1 = 3.84
-"""The 95 % quantile of chi-square with one degree of freedom."""
-
-_MAX_PROFILES = 20
-"""At most this many profile refits per call (each a few Levenberg-Marquardt steps)."""
 
 
 def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5,
@@ -150,7 +143,7 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
     se = np.zeros(c.size)
     if noisy:
         se[open_] = standard_errors_of(predict, y, c, s2, open_)
-    run = _Snapping(predict, sse, y, c.copy(), cur, s2, noisy, se.copy(), cap, rtol, max_denominator, tuple(phases),
+    run = SnapRun(predict, sse, y, c.copy(), cur, s2, noisy, se.copy(), cap, rtol, max_denominator, tuple(phases),
                     exact_tol=max(cur * 1.001, cur + 1e-10 * n * max(float(np.var(y)), 1e-300)))
     c, open_, cur = _unit_scales(run, c, cur, open_)
     if noisy and len(open_) < c.size:
@@ -160,6 +153,7 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
         c = run.joint(c, open_)
         if thorough and law and n <= _RESTART_ROWS:
             c = _restarts(run, c)
+            c = _common_factor(run, c)
     return c
 
 
@@ -168,7 +162,7 @@ _REDUNDANT = 1e-5
 of the Jacobian (columns scaled to unit norm) below this share of the largest."""
 
 
-def _unit_scales(run: "_Snapping", c: np.ndarray, cur: float, open_: list[int]):
+def _unit_scales(run: SnapRun, c: np.ndarray, cur: float, open_: list[int]):
     """Values the others absorb fixed first, at 0 or +-1 with the others refitted where the
     fit stays as good (within the exact tolerance): a sqrt(b + c z) is sqrt(a^2 b + a^2 c z),
     and no value within 10 % of test_2's fitted (1.754, 0.325, 0.65) is simple together with
@@ -199,149 +193,6 @@ def _unit_scales(run: "_Snapping", c: np.ndarray, cur: float, open_: list[int]):
     return c, open_, cur
 
 
-_CHI2 = (3.841, 5.991, 7.815, 9.488, 11.070, 12.592, 14.067, 15.507, 16.919, 18.307)
-"""The 95 % quantiles of chi-square with 1-10 degrees of freedom."""
-
-
-def _chi2_95(k: int) -> float:
-    """The 95 % quantile of chi-square with k degrees of freedom (Wilson-Hilferty beyond 10)."""
-    if k <= len(_CHI2):
-        return _CHI2[k - 1]
-    h = 2.0 / (9.0 * k)
-    return float(k * (1.0 - h + 1.6449 * np.sqrt(h)) ** 3)
-
-
-def _code(q: float) -> float:
-    return 0.0 if q == 0 else (number_code(q) or 50.0)
-
-
-@dataclass
-class _Snapping:
-    """One call's data and rules: the unsnapped fit ``start`` (SSE ``first``, standard errors
-    ``se``), the noise variance ``s2``, the tolerances."""
-
-    predict: Callable
-    sse: Callable
-    y: np.ndarray
-    start: np.ndarray
-    first: float
-    s2: float
-    noisy: bool
-    se: np.ndarray
-    cap: float
-    rtol: float
-    max_denominator: int
-    phases: tuple
-    exact_tol: float
-
-    def greedy(self, c, cur, open_, se):
-        """Across the open values, the candidate of least code first, each fixed where the
-        likelihood-ratio test passes (the others refitted): (values, the values left open)."""
-        c, open_, se = c.copy(), list(open_), se.copy()
-        tried: set = set()
-        profiles = 0
-        while open_:
-            trials = []
-            for j in open_:
-                v = c[j]
-                sharp = j in self.phases or bool(np.isfinite(se[j]) and se[j] <= 0.002 * abs(v))
-                for q in simple_values(v, self.max_denominator, pi=sharp):
-                    if q == v or (j, q) in tried:
-                        continue
-                    # 0 is always tried against the exact tolerance: a term of no effect is dropped
-                    # however small its constant (1.3e-8 is not within rtol of 0, yet does nothing)
-                    close = q == 0 or abs(q - v) <= self.rtol * max(abs(v), 1e-3)
-                    ok = self.noisy and bool(np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j]
-                                             and (q == 0 or abs(q - v) <= self.cap * abs(v)))
-                    if close or ok:
-                        z = abs(q - v) / se[j] if se[j] > 0 else 0.0
-                        trials.append((0.0 if q == 0 else (number_code(q) or 50.0) + 0.5 * z * z, j, q, close, ok))
-            moved = None
-            for _, j, q, close, ok in sorted(trials, key=lambda t: t[0]):
-                tried.add((j, q))
-                trial = c.copy()
-                trial[j] = q
-                e = self.sse(trial)
-                if close and e <= self.exact_tol:
-                    moved = (j, trial, e, False)
-                    break
-                if not ok:
-                    continue
-                rest = [i for i in open_ if i != j]
-                if e - cur > _CHI2_1 * self.s2 and rest and profiles < _MAX_PROFILES:
-                    profiles += 1
-                    trial, e = profile_fit(self.predict, self.y, trial, rest, self.sse)
-                if e - cur <= _CHI2_1 * self.s2:
-                    moved = (j, trial, e, True)
-                    break
-            if moved is None:
-                break
-            j, c, cur, refitted = moved
-            open_.remove(j)
-            if refitted and open_:  # the others at their best and their errors with j fixed
-                c, cur = profile_fit(self.predict, self.y, c, open_, self.sse)
-                se[open_] = standard_errors_of(self.predict, self.y, c, self.s2, open_)
-        return c, open_
-
-    def joint(self, c, open_):
-        """The snapped values revisited: each moved to a value of shorter code (the others as
-        snapped, the open ones refitted) where the whole set still passes the joint test against
-        the unsnapped fit, Delta SSE / sigma^2 <= the 95 % quantile of chi-square with as many
-        degrees of freedom as values fixed (their joint confidence region), and the sum of their
-        codes and Delta SSE / (2 sigma^2) goes down (99 stays 99 where 100, 1.2 nats shorter,
-        costs the data 2.2). What the one-at-a-time test cannot see: x1 x2 tanh(z) at 1 % noise
-        fits (0.9992, 0.9980); the second snaps to 1 first, the first then refits to 0.9985 and 1
-        fails 3.84 from there, yet (1, 1) is 4.6 from the fit, within 5.99."""
-        start, first, s2, se = self.start, self.first, self.s2, self.se
-        fixed = [j for j in range(c.size) if j not in open_ and np.isfinite(c[j]) and np.isfinite(start[j])]
-        if len(fixed) < 2:
-            return c
-        bound = _chi2_95(len(fixed)) * s2
-
-        def total(v, e) -> float:  # nats: the values' code plus the data's cost of them
-            return sum(_code(v[j]) for j in fixed) + 0.5 * (e - first) / s2
-
-        now = total(c, self.sse(c))
-        profiles = 0
-        for _ in range(2 * len(fixed)):
-            moves = []
-            for j in fixed:
-                sharp = j in self.phases or bool(se[j] <= 0.002 * abs(start[j]))
-                for q in simple_values(start[j], self.max_denominator, pi=sharp):
-                    if (q != c[j] and _code(q) < _code(c[j]) and abs(q - start[j]) <= 3.0 * se[j]
-                            and (q == 0 or abs(q - start[j]) <= self.cap * abs(start[j]))):
-                        moves.append((_code(q) - _code(c[j]), j, q))
-            done = True
-            for _, j, q in sorted(moves, key=lambda m: m[0]):
-                trial = c.copy()
-                trial[j] = q
-                e = self.sse(trial)
-                if e - first > bound and open_ and profiles < _MAX_PROFILES:
-                    profiles += 1
-                    trial, e = profile_fit(self.predict, self.y, trial, open_, self.sse)
-                if e - first <= bound and total(trial, e) < now:
-                    c, now, done = trial, total(trial, e), False
-                    break
-            if done:
-                break
-        return c
-
-    def length(self, v, bounded: bool) -> float:
-        """Nats: each snapped value's code, each free one's at the precision the data give it
-        (log(|v| sqrt(I_jj / 3)), I = J^T J / sigma^2, as :mod:`.description` counts it), and
-        Delta SSE / (2 sigma^2); inf where ``bounded`` and the snapped values fail the joint test."""
-        e = self.sse(v)
-        snapped = [j for j in range(v.size) if v[j] != self.start[j] and number_code(v[j]) is not None]
-        if not np.isfinite(e) or (bounded and snapped and e - self.first > _chi2_95(len(snapped)) * self.s2):
-            return np.inf
-        free = [j for j in range(v.size) if j not in snapped and np.isfinite(v[j]) and v[j] != 0]
-        out = sum(_code(v[j]) for j in snapped) + 0.5 * (e - self.first) / self.s2
-        if free:
-            with np.errstate(all="ignore"):
-                info = np.sum(jacobian(self.predict, v, free) ** 2, axis=0) / self.s2
-                out += float(np.sum(np.maximum(0.0, np.nan_to_num(np.log(np.abs(v[free]) * np.sqrt(info / 3.0))))))
-        return out
-
 
 _MAX_RESTARTS = 8
 """At most this many restarts (:func:`_restarts`) per call."""
@@ -350,7 +201,7 @@ _RESTART_ROWS = 20_000
 """Restarts on data of at most this many rows (each is a few profile refits over the data)."""
 
 
-def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
+def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
     """The greedy order fixes the value of least code first and may then lose the set the data
     favour: L/(1 + exp(-k (x - x0))) of the year at 1 % noise fits (322.0, 0.02956, 1950.4, -0.4);
     the offset snaps to 0, L refits and snaps to 321, and k = 0.03 then fails, though (320, 0.03,
@@ -358,7 +209,7 @@ def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
     fixed first at a candidate of shorter code than the greedy gave it (within three standard
     errors of the fit and the cap; the most likely first, at most :data:`_MAX_RESTARTS`), the
     others refitted, then the greedy and joint passes; the result of least description length
-    (:meth:`_Snapping.length`) among those within the joint region wins over the greedy's."""
+    (:meth:`SnapRun.length`) among those within the joint region wins over the greedy's."""
     start, se = run.start, run.se
     best, now = c, run.length(c, bounded=False)
     moves = []
@@ -367,10 +218,10 @@ def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
             continue
         sharp = j in run.phases or bool(se[j] <= 0.002 * abs(start[j]))
         for q in simple_values(start[j], run.max_denominator, pi=sharp):
-            if (q != c[j] and _code(q) < (_code(c[j]) if number_code(c[j]) is not None else np.inf)
+            if (q != c[j] and value_code(q) < (value_code(c[j]) if number_code(c[j]) is not None else np.inf)
                     and abs(q - start[j]) <= 3.0 * se[j] and (q == 0 or abs(q - start[j]) <= run.cap * abs(start[j]))):
                 z = (q - start[j]) / se[j]
-                moves.append((_code(q) + 0.5 * z * z, j, q))
+                moves.append((value_code(q) + 0.5 * z * z, j, q))
     for _, j, q in sorted(moves, key=lambda m: m[0])[:_MAX_RESTARTS]:
         trial = start.copy()
         trial[j] = q
@@ -389,3 +240,57 @@ def _restarts(run: _Snapping, c: np.ndarray) -> np.ndarray:
             best, now = trial, length
     return best
 
+
+def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
+    """One factor spread over several values, snapped once: a law's -(a + b (1 - 2 z)) / (8 pi)
+    comes out with 1/(8 pi) in three constants, each known to 0.4-1 % at 1 % noise (test_19 fits
+    0.0799, 0.0406, 0.0400, written 0.08, 0.041, 0.04). The values neither 0 nor an integer as
+    snapped are rewritten k (1, r_2, ...), k the one the data pin best: the ratios are snapped
+    first, k refitted with them (:meth:`SnapRun.greedy`, :meth:`SnapRun.joint`), then k,
+    known now from all of them. Kept where k and every ratio snap, every value as written is a
+    simple number (k = 0.08 with a ratio 0.627 is not), and the description length, k's code and
+    the ratios' (1/(4 pi), 1/2, 1/2: 7.6 nats, against 14.6 for the three decimals) plus the
+    data's cost, is the shorter, within the joint region."""
+    fac = [j for j in range(c.size) if np.isfinite(c[j]) and c[j] != 0 and c[j] != round(c[j])
+           and np.isfinite(run.start[j]) and run.start[j] != 0 and np.isfinite(run.se[j])]
+    if len(fac) < 2:
+        return c
+    p = min(fac, key=lambda j: run.se[j] / abs(run.start[j]))
+    others = [j for j in fac if j != p]
+
+    def values(u):
+        v = c.copy()
+        v[p] = u[0]
+        v[others] = u[0] * np.asarray(u[1:])
+        return v
+
+    def predict(u):
+        return run.predict(values(u))
+
+    u0 = np.array([run.start[p], *(run.start[others] / run.start[p])])
+    every = list(range(u0.size))
+    se = standard_errors_of(predict, run.y, u0, run.s2, every)
+    first = run.sse(values(u0))  # the other values as snapped: their cost is added at the end
+    sub = SnapRun(predict, lambda u: run.sse(values(u)), run.y, u0, first, run.s2, True, se, run.cap, run.rtol,
+                    run.max_denominator, (), run.exact_tol)
+    u, open_ = sub.greedy(u0, first, every, se, snap=every[1:])
+    u = sub.joint(u, open_)
+    if open_ != [0] or any(number_code(float(r)) is None for r in u[1:]):
+        return c
+    u, _ = profile_fit(predict, run.y, u, [0], sub.sse)
+    se[0] = standard_errors_of(predict, run.y, u, run.s2, [0])[0]
+    u, open_ = sub.greedy(u, sub.sse(u), [0], se)
+    new = values(u)
+    new[fac] = [_as_written(float(v)) for v in new[fac]]
+    if open_ or any(number_code(float(new[j])) is None for j in fac):
+        return c
+    rest = sum(value_code(c[j]) for j in range(c.size) if j not in fac and c[j] != run.start[j])
+    mine = sub.length(u, bounded=True) + rest + 0.5 * (first - run.first) / run.s2
+    return new if mine < run.length(c, bounded=False) else c
+
+
+def _as_written(v: float) -> float:
+    """v as the simple value it is up to round-off (0.8 * 1.5 is 1.2, not 1.2000000000000002),
+    else v."""
+    near = [q for q in simple_values(v, pi=True) if abs(q - v) <= 1e-12 * abs(v)]
+    return near[0] if near else v
