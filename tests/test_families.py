@@ -59,6 +59,9 @@ CASES = [
      "4.2*exp(-1.3*x1) + 1.1*exp(-0.12*x1)", {"A1": 4.2, "k1": 1.3, "A2": 1.1, "k2": 0.12}),
     ("power_offset", (0.1, 100), lambda x: 0.8 + 2.3 * x**-0.6,
      "2.3*x1**(-0.6) + 0.8", {"A": 2.3, "exponent": -0.6, "offset": 0.8}),
+    # the Gaussian at the origin, a classic law c exp(c x^2): a spin echo's decay, written with its width
+    ("gaussian", (0, 10), lambda x: 2.1 * np.exp(-((x / 3.5) ** 2)),
+     "2.1*exp(-(x1/3.5)**2)", {"amplitude": 2.1, "width": 3.5}),
 ]
 
 

@@ -184,8 +184,16 @@ FAMILIES = (
             Rendering(forms.damped_sin_params, forms.damped_sin_text, *_DAMPED_SIN))),
 )
 FAMILIES = FAMILIES + tuple(_on_slope(f) for f in FAMILIES if f.name in ("gaussian", "lorentzian", "damped_oscillation"))
+# the Gaussian at the origin is a classic law (:mod:`.laws`, c exp(c x^2)): written as a family
+FAMILIES = FAMILIES + (
+    Family("gaussian", "mul(c, exp(mul(c, pow2({x}))))", lambda x, y: [],
+           (Rendering(lambda c: forms.gaussian_params([0.0, c[0], c[1], 0.0]), forms.gaussian_text,
+                      ("amplitude", "sigma"), lambda p: [p["amplitude"], -1 / (2 * p["sigma"] ** 2)]),
+            Rendering(lambda c: forms.gaussian_width_params([0.0, c[0], c[1], 0.0]), forms.gaussian_width_text,
+                      ("amplitude", "width"), lambda p: [p["amplitude"], -1 / p["width"] ** 2]))),
+)
 """The families, in the order they are proposed (the peaks and the damped oscillation also on a
-sloping baseline)."""
+sloping baseline; the Gaussian at the origin, which the classic laws propose, last)."""
 
 NEEDS = ("add", "mul", "div", "exp", "log", "pow2", "cos", "tanh", "erf")
 

@@ -28,9 +28,7 @@ def gaussian_width_params(c):
 
 def gaussian_width_text(p, x):
     """A exp(-((x - c)/w)^2) + d, w = sigma sqrt(2): a Gaussian decay (of a spin echo, a beam's profile)."""
-    u = shifted(x, p["center"])
-    u = u[1:-1] if u.startswith("(") else u
-    return plus(times(p["amplitude"], f"exp(-(({u})/{shortest(p['width'])})**2)"), p["offset"])
+    return plus(times(p["amplitude"], f"exp(-({shifted(x, p['center'])}/{shortest(p['width'])})**2)"), p["offset"])
 
 
 def exponential_params(c):

@@ -56,10 +56,10 @@ class SnapRun:
     phases: tuple
     exact_tol: float
 
-    def greedy(self, c, cur, open_, se, snap=None):
+    def greedy(self, c, cur, open_, se, snap=None, accept=None):
         """Across the open values (those in ``snap``, where given), the candidate of least code
-        first, each fixed where the likelihood-ratio test passes (the others refitted): (values,
-        the values left open)."""
+        first (those ``accept(j, q)`` allows, where given), each fixed where the likelihood-ratio
+        test passes (the others refitted): (values, the values left open)."""
         c, open_, se = c.copy(), list(open_), se.copy()
         tried: set = set()
         profiles = 0
@@ -71,7 +71,7 @@ class SnapRun:
                 v = c[j]
                 sharp = j in self.phases or bool(np.isfinite(se[j]) and se[j] <= 0.002 * abs(v))
                 for q in simple_values(v, self.max_denominator, pi=sharp):
-                    if q == v or (j, q) in tried:
+                    if q == v or (j, q) in tried or (accept is not None and not accept(j, q)):
                         continue
                     # 0 is always tried against the exact tolerance: a term of no effect is dropped
                     # however small its constant (1.3e-8 is not within rtol of 0, yet does nothing)

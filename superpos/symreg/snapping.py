@@ -244,14 +244,15 @@ def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
 def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
     """One factor spread over several values, snapped once: a law's -(a + b (1 - 2 z)) / (8 pi)
     comes out with 1/(8 pi) in three constants, each known to 0.4-1 % at 1 % noise (test_19 fits
-    0.0799, 0.0406, 0.0400, written 0.08, 0.041, 0.04). The values neither 0 nor an integer as
-    snapped are rewritten k (1, r_2, ...), k the one the data pin best: the ratios are snapped
-    first, k refitted with them (:meth:`SnapRun.greedy`, :meth:`SnapRun.joint`), then k,
-    known now from all of them. Kept where k and every ratio snap, every value as written is a
-    simple number (k = 0.08 with a ratio 0.627 is not), and the description length, k's code and
-    the ratios' (1/(4 pi), 1/2, 1/2: 7.6 nats, against 14.6 for the three decimals) plus the
-    data's cost, is the shorter, within the joint region."""
-    fac = [j for j in range(c.size) if np.isfinite(c[j]) and c[j] != 0 and c[j] != round(c[j])
+    0.0799, 0.0406, 0.0400, written 0.08, 0.041, 0.04). The values neither 0 nor a small integer
+    (an exponent, a count) as snapped are rewritten k (1, r_2, ...), k the one the data pin best:
+    the ratios are snapped first, k refitted with them (:meth:`SnapRun.greedy`,
+    :meth:`SnapRun.joint`), then k, known now from all of them, to a value that leaves every
+    value as written a simple number (2180 (x - 1000), not 2181 (x - 1000): 2181000 is not
+    simple). Kept where k and every ratio snap and the description length, k's code and the
+    ratios' (1/(4 pi), 1/2, 1/2: 7.6 nats, against 14.6 for the three decimals) plus the data's
+    cost, is the shorter, within the joint region."""
+    fac = [j for j in range(c.size) if np.isfinite(c[j]) and c[j] != 0 and not _small_integer(c[j])
            and np.isfinite(run.start[j]) and run.start[j] != 0 and np.isfinite(run.se[j])]
     if len(fac) < 2:
         return c
@@ -279,14 +280,27 @@ def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
         return c
     u, _ = profile_fit(predict, run.y, u, [0], sub.sse)
     se[0] = standard_errors_of(predict, run.y, u, run.s2, [0])[0]
-    u, open_ = sub.greedy(u, sub.sse(u), [0], se)
-    new = values(u)
-    new[fac] = [_as_written(float(v)) for v in new[fac]]
-    if open_ or any(number_code(float(new[j])) is None for j in fac):
+
+    def written(u):
+        v = values(u)
+        v[fac] = [_as_written(float(a)) for a in v[fac]]
+        return v
+
+    def simple(_, q) -> bool:
+        return all(number_code(float(a)) is not None for a in written(np.array([q, *u[1:]]))[fac])
+
+    u, open_ = sub.greedy(u, sub.sse(u), [0], se, accept=simple)
+    if open_:
         return c
+    new = written(u)
     rest = sum(value_code(c[j]) for j in range(c.size) if j not in fac and c[j] != run.start[j])
     mine = sub.length(u, bounded=True) + rest + 0.5 * (first - run.first) / run.s2
     return new if mine < run.length(c, bounded=False) else c
+
+
+def _small_integer(v: float) -> bool:
+    """An integer of at most 10 in size: an exponent or a count, not a scale."""
+    return v == round(v) and abs(v) <= 10
 
 
 def _as_written(v: float) -> float:
