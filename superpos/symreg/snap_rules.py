@@ -152,11 +152,12 @@ class SnapRun:
         return c
 
     def sharp(self, j: int, c: np.ndarray, open_: list[int]) -> bool:
-        """Whether the snapped value j may be a multiple of pi: a phase, or a value the data pin
-        to 0.2 %, either in the unsnapped fit or with the other snapped values as snapped (the
-        formula as it will be written). I.32.17 at 1 % noise fits (4.176, 1.0019): 4.176 is known
-        to 0.23 % beside the second, to 0.07 % with the second at 1, and 4 pi / 3 is 2.2 of those
-        errors away, within the joint test though not the one-value test of the greedy pass."""
+        """Whether the snapped value j may be a multiple of pi or of sqrt(2): a phase, or a value
+        the data pin to 0.2 %, either in the unsnapped fit or with the other snapped values as
+        snapped (the formula as it will be written). I.32.17 at 1 % noise fits (4.176, 1.0019):
+        4.176 is known to 0.23 % beside the second, to 0.07 % with the second at 1, and 4 pi / 3
+        is 2.2 of those errors away, within the joint test though not the one-value test of the
+        greedy pass."""
         if j in self.phases or bool(self.se[j] <= 0.002 * abs(self.start[j])):
             return True
         se_j = standard_errors_of(self.predict, self.y, c, self.s2, [*open_, j])[-1]

@@ -273,21 +273,22 @@ def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
     se = standard_errors_of(predict, run.y, u0, run.s2, every)
     first = run.sse(values(u0))  # the other values as snapped: their cost is added at the end
     sub = SnapRun(predict, lambda u: run.sse(values(u)), run.y, u0, first, run.s2, True, se, run.cap, run.rtol,
-                    run.max_denominator, (), run.exact_tol)
+                  run.max_denominator, (), run.exact_tol)
     u, open_ = sub.greedy(u0, first, every, se, snap=every[1:])
     u = sub.joint(u, open_)
     if open_ != [0] or any(number_code(float(r)) is None for r in u[1:]):
         return c
     u, _ = profile_fit(predict, run.y, u, [0], sub.sse)
     se[0] = standard_errors_of(predict, run.y, u, run.s2, [0])[0]
+    ratios = u[1:].copy()
 
     def written(u):
         v = values(u)
         v[fac] = [_as_written(float(a)) for a in v[fac]]
         return v
 
-    def simple(_, q) -> bool:
-        return all(number_code(float(a)) is not None for a in written(np.array([q, *u[1:]]))[fac])
+    def simple(_, k) -> bool:  # every value as written simple with the factor at k
+        return all(number_code(float(a)) is not None for a in written(np.array([k, *ratios]))[fac])
 
     u, open_ = sub.greedy(u, sub.sse(u), [0], se, accept=simple)
     if open_:
