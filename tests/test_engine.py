@@ -14,27 +14,30 @@ from superpos import SuperposError
 from superpos.core.tree import from_string
 from superpos.symreg.engine import Effort, Search, StructureModel, run_proposers
 from superpos.symreg.pipeline import find_formula
-from superpos.symreg.proposers import PROPOSER_NAMES, REGISTRY, chosen
+from superpos.symreg.plan import PLAN, PROPOSER_NAMES, PROPOSERS
 from superpos.symreg.settings import FormulaSettings
 
 
-def _search(model, X, y, settings, proposers=None) -> Search:
+def _search(model, X, y, settings) -> Search:
     rng = np.random.default_rng(0)
-    return Search.start(X, y, model, settings, rng, 7, chosen(proposers), REGISTRY)
+    return Search.start(X, y, model, settings, rng, 7, PLAN)
 
 
 def test_the_shipped_model_is_a_structure_model(shipped):
     assert isinstance(shipped, StructureModel)
     with pytest.raises(SuperposError, match="lacks basis_"):
-        Search.start(np.ones((10, 1)), np.arange(10.0), object(), FormulaSettings(), np.random.default_rng(0), 0,
-                     REGISTRY)
+        Search.start(np.ones((10, 1)), np.arange(10.0), object(), FormulaSettings(), np.random.default_rng(0), 0, PLAN)
 
 
 def test_every_proposer_is_registered_once_with_the_interface():
-    assert len(set(PROPOSER_NAMES)) == len(REGISTRY) and PROPOSER_NAMES[0] == "model"
-    for p in REGISTRY:
-        assert isinstance(p.name, str) and isinstance(p.after_exact, bool)
-        assert callable(p.applies) and callable(p.propose)
+    assert len(set(PROPOSER_NAMES)) == len(PROPOSER_NAMES) and PROPOSER_NAMES[0] == "model"
+    for name, p in PROPOSERS.items():
+        assert p.name == name and callable(p.propose)
+    for ctx in PLAN.contexts.values():  # every step names a proposer, once per context
+        names = [st.proposer for st in ctx.steps]
+        assert set(names) <= set(PROPOSERS) and len(set(names)) == len(names) and 0 < ctx.share <= 1
+    used = {st.proposer for ctx in PLAN.contexts.values() for st in ctx.steps}
+    assert used == set(PROPOSERS)  # no proposer is left out of the plan
 
 
 def test_unknown_proposer_names_are_one_clear_error(square_sin):
@@ -103,7 +106,7 @@ def test_time_limit_is_opt_in_and_checked():
 def test_solve_reenters_on_data_of_its_own_with_the_same_split(shipped, product_law, fast):
     X, y = product_law
     s = _search(shipped, X, y, fast)
-    sub = s.solve(X[:, :1] * X[:, 1:2] / X[:, 2:3], y, ("model",), share=0.5)
+    sub = s.solve("reduced", X[:, :1] * X[:, 1:2] / X[:, 2:3], y)
     assert sub and sub[0].nmse_validation < 1e-10  # 2 z on the group z = x1 x2 / x3
     assert s.effort.spent > 0 and s.depth == 0
 

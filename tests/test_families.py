@@ -15,10 +15,10 @@ from superpos.cli import app
 from superpos.core.basis import Basis
 from superpos.core.symbolic import from_sympy, to_sympy
 from superpos.core.tree import evaluate
+from superpos.symreg.plan import PLAN
 from superpos.symreg.engine import Search
 from superpos.symreg.families import FAMILIES, recognise, shortest, textbook
 from superpos.symreg.pipeline import find_formula
-from superpos.symreg.proposers import REGISTRY, chosen
 from superpos.symreg.proposers.families import FamiliesProposer
 from superpos.symreg.proposers.powers import PowersProposer, power_trees
 from superpos.symreg.settings import FormulaSettings
@@ -83,7 +83,7 @@ def test_each_family_comes_back_in_textbook_form(shipped, fast, name, span, law,
 def test_families_proposer_fits_every_family_with_data_driven_starts(shipped, fast):
     x = np.random.default_rng(0).uniform(0, 6, 200)
     y = 0.8 / (1 + 4 * (x - 3) ** 2) + 1.2 * np.exp(-2 * (x - 3) ** 2)  # a pseudo-Voigt profile
-    s = Search.start(x[:, None], y, shipped, fast, np.random.default_rng(0), 7, chosen(None), REGISTRY)
+    s = Search.start(x[:, None], y, shipped, fast, np.random.default_rng(0), 7, PLAN)
     cands = FamiliesProposer().propose(s, [])
     best = min(cands, key=lambda c: c.nmse_validation)
     assert {c.source for c in cands} == {"families"} and best.nmse_validation < 1e-10
@@ -143,8 +143,7 @@ def test_power_laws_take_inputs_of_one_sign_only(shipped):
     assert power_trees(X, np.zeros(50), work) == []  # no sign: no power law
     assert len(power_trees(X, np.linspace(-1, 1, 50), work)) == 3  # started from the larger positive values
     X1 = np.linspace(1, 3, 40)[:, None]
-    s = Search.start(X1, 2 * X1[:, 0] ** 0.45, shipped, FormulaSettings(random_state=0), np.random.default_rng(0), 7,
-                     chosen(None), REGISTRY)
+    s = Search.start(X1, 2 * X1[:, 0] ** 0.45, shipped, FormulaSettings(random_state=0), np.random.default_rng(0), 7, PLAN)
     cands = PowersProposer().propose(s, [])
     assert {c.source for c in cands} == {"powers"} and min(c.nmse_validation for c in cands) < 1e-12
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from superpos.symreg.engine import Search
 from superpos.symreg.settings import FormulaSettings
-from superpos.symreg.proposers import REGISTRY, chosen
+from superpos.symreg.plan import PLAN, gate_failed, step
 from superpos.symreg.proposers.baselines import BaselinesProposer
 from superpos.symreg.proposers.laws import LawsProposer
 from superpos.symreg.proposers.model import ModelProposer
@@ -16,7 +16,12 @@ from superpos.symreg.proposers.sums import SumsProposer
 
 
 def _search(model, X, y, settings) -> Search:
-    return Search.start(X, y, model, settings, np.random.default_rng(0), 7, chosen(None), REGISTRY)
+    return Search.start(X, y, model, settings, np.random.default_rng(0), 7, PLAN)
+
+
+def _runs(name: str, s: Search) -> bool:
+    """Whether the plan runs proposer ``name`` on the user's data ``s``."""
+    return gate_failed(step("data", name), s) is None
 
 
 def _best(cands):
@@ -45,7 +50,7 @@ def test_model_proposer_on_wide_data_relabels_onto_the_related_inputs(shipped, f
 def test_reductions_proposer_solves_the_group(shipped, product_law, fast):
     s = _search(shipped, *product_law, fast)
     p = ReductionsProposer()
-    assert p.applies(s) and not p.after_exact
+    assert _runs(p.name, s) and not step("data", p.name).when_settled
     cands = p.propose(s, [])
     assert cands and all(c.source.startswith("reduction") for c in cands)
     assert _best(cands).nmse_validation < 1e-10
@@ -61,7 +66,7 @@ def test_reductions_proposer_reduces_a_difference_again(shipped, fast):
 
 
 def test_baselines_proposer_serves_wide_data_only(shipped, square_sin, fast):
-    assert not BaselinesProposer().applies(_search(shipped, *square_sin, fast))
+    assert not _runs("baselines", _search(shipped, *square_sin, fast))
     rng = np.random.default_rng(2)
     X = rng.uniform(1, 2, (100, shipped.basis_.n_variables + 1))
     y = 3.0 * X[:, 0] * X[:, 1] ** 2 / X[:, -1]
@@ -83,7 +88,7 @@ def test_laws_proposer_fits_arrhenius_with_every_start(shipped, fast):
     y = 3.0e6 * np.exp(-5000.0 / T[:, 0])
     s = _search(shipped, T, y, fast)
     p = LawsProposer()
-    assert p.after_exact
+    assert step("data", p.name).when_settled
     cands = p.propose(s, [])
     assert {c.source for c in cands} == {"laws"} and _best(cands).nmse_validation < 1e-8
 
@@ -110,7 +115,7 @@ def test_outer_proposer_solves_the_inverse_of_a_sum(shipped, fast):
     X = np.random.default_rng(2).uniform(1, 5, (150, 3))
     s = _search(shipped, X, 1 / (1 / X[:, 0] + 1 / X[:, 1] + 1 / X[:, 2]), fast)
     p = OuterProposer()
-    assert p.applies(s)
+    assert _runs(p.name, s)
     cands = p.propose(s, [])
     assert cands and {c.source for c in cands} == {"outer"}
     assert _best(cands).nmse_validation < 1e-10
@@ -149,7 +154,7 @@ def test_affine_proposer_solves_the_coefficients_as_parts(shipped, fast):
     X = np.random.default_rng(4).uniform(1, 3, (150, 3))
     s = _search(shipped, X, X[:, 0] * X[:, 1] + (X[:, 0] + X[:, 1]) * np.cos(X[:, 2]), fast)
     p = AffineProposer()
-    assert p.applies(s)
+    assert _runs(p.name, s)
     cands = p.propose(s, [])
     assert cands and {c.source for c in cands} == {"affine"}
     assert _best(cands).nmse_validation < 1e-10
@@ -215,7 +220,7 @@ def test_rational_proposer_fits_a_saturation_exactly(shipped, fast):
     X = np.random.default_rng(6).uniform(1, 5, (150, 3))
     s = _search(shipped, X, X[:, 0] * X[:, 1] / (X[:, 2] + X[:, 0] * X[:, 1]), fast)
     p = RationalProposer()
-    assert p.applies(s)
+    assert _runs(p.name, s)
     cands = p.propose(s, [])
     assert cands and {c.source for c in cands} == {"rational"}
     assert _best(cands).nmse_validation < 1e-10
@@ -301,7 +306,7 @@ def test_residual_proposer_adds_the_part_the_best_formula_misses(shipped, fast):
     y = X[:, 0] * X[:, 1] + X[:, 2] * np.exp(-X[:, 0])
     s = _search(shipped, X, y, fast)
     p = ResidualProposer()
-    assert p.applies(s) and not p.after_exact
+    assert _runs(p.name, s) and not step("data", p.name).when_settled
     cands = p.propose(s, _pool_of(s, "x1*x2"))
     assert cands and {c.source for c in cands} == {"residual"} and _best(cands).nmse_validation < 1e-10
 
@@ -435,7 +440,7 @@ def test_the_reduced_search_keeps_the_rows_where_the_factor_is_large(shipped, fa
     wide = Reduction(factor_exponents=(1.0, 0.0, 0.0), inner=((0.0, 1.0, -1.0),), score=0.0)
     rows = _steady_rows(s, wide)
     assert rows is not None and rows.sum() == 100 and np.all(X[rows, 0] >= np.median(X[:, 0]))
-    assert _steady_rows(replace(s, depth=1), wide) is None
+    assert _steady_rows(replace(s, depth=1, context=PLAN.contexts["part"]), wide) is None
     narrow = Reduction(factor_exponents=(0.1, 0.0, 0.0), inner=((0.0, 1.0, -1.0),), score=0.0)
     assert _steady_rows(s, narrow) is None
 

@@ -122,6 +122,10 @@ def test_kept_rows_keep_the_split():
 
 
 def test_proposer_depth_limit_and_settings():
+    """The plan's gates of the separable step: 3 inputs on the user's data, 2 within a part
+    (exp(-(x1^2 + x2^2)) is a product of two one-input parts), ``decompose`` and
+    ``decompose_depth`` turn it off or cap the levels."""
+    from superpos.symreg.plan import gate_failed, step
     from superpos.symreg.settings import FormulaSettings
 
     class S:
@@ -129,15 +133,16 @@ def test_proposer_depth_limit_and_settings():
         depth = MAX_DEPTH
         settings = FormulaSettings()
 
-    assert not SeparableProposer().applies(S())
+    data, part = step("data", "separable"), step("part", "separable")
+    assert gate_failed(data, S()) == "a level of parts under decompose_depth"
     S.depth = 0
-    assert SeparableProposer().applies(S())
+    assert gate_failed(data, S()) is None
     S.settings = FormulaSettings(decompose=False)
-    assert not SeparableProposer().applies(S())
+    assert gate_failed(data, S()) == "the setting decompose on"
     S.settings = FormulaSettings(decompose_depth=0)
-    assert not SeparableProposer().applies(S())
+    assert gate_failed(data, S()) is not None
     S.n_inputs, S.depth, S.settings = 2, 1, FormulaSettings()
-    assert SeparableProposer().applies(S())
+    assert gate_failed(part, S()) is None and gate_failed(data, S()) == "at least 3 inputs"
     with pytest.raises(SuperposError, match="decompose_depth"):
         FormulaSettings(decompose_depth=-1)
 

@@ -42,12 +42,15 @@ def predict(
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
                                             "(default: all): model, powers, families, rational, search, reductions, separable, "
-                                            "outer, affine, baselines, sums, laws"),
+                                            "outer, affine, baselines, sums, laws, residual"),
     decompose: bool = typer.Option(True, "--decompose/--no-decompose", help="solve separable laws (sums or "
                                    "products of parts over disjoint inputs) part by part"),
     decompose_depth: int = typer.Option(3, "--decompose-depth", help="levels of parts within parts (0: off)"),
     precision: str = typer.Option("auto", "--precision", help="the data's relative precision: auto (from the "
                                   "digits written in the file), float64, or a number such as 5e-4"),
+    explain: bool = typer.Option(False, "--explain", help="also say how the search went: each proposer "
+                                 "of each context, run or skipped and why, its fits and candidates, and what chose "
+                                 "the winner (text, or 'trace' in JSON; docs/trace.md)"),
     template: Optional[str] = typer.Option(None, "--template", help="the law's form with unknown parts, e.g. "
                                            "'f(x1, x2) + g(x3)' or 'exp(f(mass)) * c' (column names or x1, x2, "
                                            "...; the same name twice is one function; c: a constant)"),
@@ -70,9 +73,9 @@ def predict(
                                    decompose=decompose, decompose_depth=decompose_depth)
         if names is not None:  # imported only then: the registry pulls in sympy, whose import the
             # collector would slow by 70 ms outside _collector_paused
-            from ..symreg.proposers import chosen
+            from ..symreg.plan import check_proposer_names
 
-            chosen(settings.proposers)
+            check_proposer_names(settings.proposers)
         if template is not None:
             from ..symreg.template import check_template
 
@@ -88,12 +91,16 @@ def predict(
     if len(files) != 1 or Path(data[0]).is_dir():
         if plot is not None:
             raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
+        if explain:
+            raise SuperposError("--explain traces one data set's search; a batch has none (run predict on one file)")
         _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto, template)
         return
     if fmt is None:
         fmt = "text"
     if fmt not in ("text", "latex", "json"):
         raise SuperposError(f"unknown --format {fmt!r}: use text, latex or json")
+    if explain and fmt == "latex":
+        raise SuperposError("--explain writes text or JSON: use --format text or --format json with it")
     if resume:
         raise SuperposError("--resume continues a batch (a folder or several files); one data set has nothing "
                             "to resume")
@@ -104,7 +111,7 @@ def predict(
         from ..symreg.render import units_unimported  # sympy's import, too, without the collector
 
         with units_unimported():
-            _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template)
+            _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template, explain)
 
 
 @contextmanager
@@ -155,7 +162,7 @@ def _with_template(settings, template: str | None, names: list[str], notes: list
 
 
 def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool, auto: bool,
-                 template: str | None = None) -> None:
+                 template: str | None = None, explain: bool = False) -> None:
     import sympy
 
     from ..core.files import atomic_write_text
@@ -197,7 +204,8 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
                            "inputs": [names[j] for j in f.inputs],
                            "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
-                           "front": front, "candidates": cands}, indent=2, allow_nan=False) + "\n"
+                           "front": front, "candidates": cands}
+                          | ({"trace": f.trace.to_dict()} if explain else {}), indent=2, allow_nan=False) + "\n"
     elif fmt == "latex":
         text = sympy.latex(expr) + "\n"
     else:
@@ -208,6 +216,9 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         if f.status == "approximation":
             shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
             text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))
+        if explain:
+            mapping = ", ".join(f"x{j + 1} = {n}" for j, n in enumerate(names))
+            text += f"\nhow the search went (inputs: {mapping}):\n{f.trace.text()}\n"
     if f.left_out and not quiet:
         verb = "explains" if len(f.left_out) == 1 else "explain"
         typer.echo("warning: the formula leaves out " + ", ".join(f"{names[j]} (F = {F:.1f})" for j, F in f.left_out)

@@ -1,5 +1,6 @@
 """The search engine: one pool of candidates, filled by the proposers of
-:mod:`superpos.symreg.proposers` in their registry's order, merged and ranked in one place.
+:mod:`superpos.symreg.proposers` in the order the search plan (:mod:`.plan`) gives for the
+search's context, merged and ranked in one place, and traced (:mod:`.trace`).
 
 A proposer sees one :class:`Search`: the data in the units the engine chose (the selection
 sample), its split into fitting and validation points (or folds), the structure model, the
@@ -8,10 +9,10 @@ engine's services: :meth:`Search.fit` (trees with start constants, optionally fo
 rescaled by powers of ten and mapped back to the user's units: the only units round trip),
 :meth:`Search.refit` (trees rewritten from other candidates), :meth:`Search.merge` (rank and
 drop duplicates: the only merge) and :meth:`Search.solve`, which runs the engine again on data
-of the proposer's own (a reduction, a part of a sum) with the same split of the points and a
-share of the effort. The engine stops early when the best candidate is exact to the data's
-precision and holds at the edges of the data (proposers that are useful after that say so) or
-when the effort is spent: a deterministic number of fitted trees (``max_fits``), and
+of the proposer's own (a reduction, a part of a sum: a context of the plan) with the same split of
+the points and the context's share of the effort. The engine stops early when the best candidate
+is exact to the data's precision and holds at the edges of the data (the plan names the steps
+that still run then) or when the effort is spent: a deterministic number of fitted trees (``max_fits``), and
 optionally seconds (``time_limit``).
 Nothing is kept between calls or shared between searches but the arrays they are given.
 """
@@ -32,6 +33,7 @@ from .fitting import fit_many
 from .laws import law_basis
 from .selection import rank_candidates
 from .settings import FormulaSettings
+from .trace import ContextTrace, StepTrace
 from .units import decade_scales, to_user_units
 
 __all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "model_basis_over", "MODEL_SCORED"]
@@ -60,14 +62,11 @@ class StructureModel(Protocol):
 
 @runtime_checkable
 class Proposer(Protocol):
-    """One source of candidates. ``name`` (unique; ``FormulaSettings.proposers`` chooses by it),
-    ``after_exact`` (still useful when the pool already holds an exact candidate); optionally
-    ``cheap`` (a few fits: still run once the effort is spent, :func:`run_proposers`)."""
+    """One source of candidates: ``name`` (unique; ``FormulaSettings.proposers`` chooses by it)
+    and ``propose``. Where and when it runs (its gates, order, share of the effort, and whether
+    an exact candidate or a spent effort stops it) is the search plan's (:mod:`.plan`)."""
 
     name: str
-    after_exact: bool
-
-    def applies(self, search: "Search") -> bool: ...
 
     def propose(self, search: "Search", pool: list[Candidate]) -> list[Candidate]: ...
 
@@ -129,9 +128,13 @@ class Search:
     units), ``points`` (their split), ``shown`` (the rows the structure model reads), ``model``,
     ``basis`` (the model's functions over the data's inputs), ``work`` (``basis`` and the
     functions of the laws: every pooled tree is over it), ``settings``, ``seed``, ``effort``,
-    ``clock``, ``proposers`` (the registry's entries this search runs), ``depth`` (0 for the
-    user's data, +1 per :meth:`solve`), ``registry`` (every proposer, for :meth:`solve`) and
-    ``notes``."""
+    ``clock``, ``plan`` (the search plan, :class:`~superpos.symreg.plan.SearchPlan`), ``context``
+    (the plan's row for these data, :class:`~superpos.symreg.plan.Context`),
+    ``only`` (the proposers the user chose, on the user's data; None: all), ``depth`` (0 for the
+    user's data, +1 per :meth:`solve`), ``views`` (the structure model's decoded views of these
+    data, left by the model proposer for local search), ``held`` (whether a candidate holds at
+    the edges, by tree and constants: :meth:`settled`'s memo) and ``trace`` (this search's
+    :class:`~superpos.symreg.trace.ContextTrace`)."""
 
     points: Points
     shown: np.ndarray
@@ -142,29 +145,35 @@ class Search:
     seed: int
     effort: Effort
     clock: Clock
-    proposers: tuple = ()
+    plan: object
+    context: object
+    only: frozenset | None = None
     depth: int = 0
-    registry: tuple = ()
-    notes: dict = field(default_factory=dict, repr=False)
-    """What one proposer leaves for a later one of the same search (the model's decoded views
-    for local search); each search, :meth:`solve`'s included, has its own."""
+    views: tuple | None = field(default=None, repr=False)
+    held: dict = field(default_factory=dict, repr=False)
+    trace: ContextTrace | None = field(default=None, repr=False)
 
     @classmethod
     def start(cls, X: np.ndarray, y: np.ndarray, model: StructureModel, settings: FormulaSettings,
-              rng: np.random.Generator, seed: int, proposers: tuple, registry: tuple | None = None) -> "Search":
-        """The search of the user's points (X, y) (already the selection sample) by ``proposers``
-        (:func:`superpos.symreg.proposers.chosen`): the model's basis over the data's inputs, the
-        laws' work basis, the rows the model reads, the split of the points (``rng``) and the
-        effort budget of ``settings``."""
+              rng: np.random.Generator, seed: int, plan, context: str | None = None) -> "Search":
+        """The search of the user's points (X, y) (already the selection sample) under ``plan``
+        (:data:`superpos.symreg.plan.PLAN`), in ``context`` (default: the plan's context of the
+        user's data), by the proposers ``settings.proposers`` names (all when None): the model's
+        basis over the data's inputs, the laws' work basis, the rows the model reads, the split
+        of the points (``rng``) and the effort budget of ``settings``."""
         if not isinstance(model, StructureModel):
             raise SuperposError(f"the structure model {type(model).__name__} lacks basis_, size_bonus_, "
                                 "log_theta_for or decode")
+        plan.check_names(settings.proposers)
+        ctx = plan.top(settings.template) if context is None else plan.contexts[context]
+        only = None if settings.proposers is None or settings.template is not None else frozenset(settings.proposers)
         basis = model_basis_over(model, X.shape[1])
         shown = selection_sample(X, y, MODEL_POINTS, rng)  # the size of data set the model was trained on
         points = Points.split(X, y, settings.validation_fraction, rng, settings.cross_validate_below)
         deadline = None if settings.time_limit is None else time.perf_counter() + float(settings.time_limit)
-        return cls(points, shown, model, basis, law_basis(basis), settings, seed, Effort(settings.max_fits, deadline),
-                   Clock(), proposers, 0, proposers if registry is None else registry)
+        effort = Effort(settings.max_fits, deadline)
+        return cls(points, shown, model, basis, law_basis(basis), settings, seed, effort, Clock(), plan, ctx, only, 0,
+                   trace=ContextTrace(ctx.name, 0, int(y.size), int(X.shape[1]), effort.max_fits))
 
     @property
     def X(self) -> np.ndarray:
@@ -201,7 +210,7 @@ class Search:
             return False
         c = cands[0]
         key = (np.asarray(c.tree).tobytes(), np.asarray(c.constants, dtype=np.float64).tobytes())
-        held = self.notes.setdefault("edges", {})
+        held = self.held
         if key not in held:
             s = self.settings
             held[key] = holds_at_edges(edge_errors(c.tree, self.work, self.X, self.y, c.constants, s.lm_iterations,
@@ -307,36 +316,59 @@ class Search:
         points = self.points if points is None else points
         return decade_scales(points.X, points.y)
 
-    def solve(self, X: np.ndarray, y: np.ndarray, proposers: Sequence[str], share: float,
-              basis: Basis | None = None, work: Basis | None = None, rows: np.ndarray | None = None) -> list[Candidate]:
-        """The engine again on data of the proposer's own (rows as the search's, so the same
-        split of points; inputs may differ; ``rows``, a boolean mask, keeps some of them), with
-        the proposers named ``proposers`` (from the whole registry: a proposer's own sub-search
-        does not depend on which sources the user chose) and ``share`` of the effort left: the
-        ranked pool, trees over ``work`` (default: ``basis``, whose default is the model's basis;
-        the laws' basis over it lets the laws and families proposers run)."""
+    def solve(self, context: str, X: np.ndarray, y: np.ndarray, pieces: int = 1, basis: Basis | None = None,
+              work: Basis | None = None, rows: np.ndarray | None = None) -> list[Candidate]:
+        """The engine again on data of the proposer's own, a ``context`` of the search plan
+        (rows as the search's, so the same split of points; inputs may differ; ``rows``, a
+        boolean mask, keeps some of them), with that context's steps (whichever sources the
+        user chose: a proposer's own sub-search does not depend on them) and its share of the
+        effort left divided by ``pieces`` (the parts a proposer enters it for): the ranked pool,
+        trees over ``work`` (default: ``basis``, whose default is the model's basis; the laws'
+        basis over it lets the laws and families proposers run)."""
+        ctx = self.plan.contexts[context]
         basis = self.model.basis_ if basis is None else basis
         points = Points(X, y, self.points.fit, self.points.val, self.points.folds)
-        sub = replace(self, points=points if rows is None else points.subset(rows),
-                      shown=self.shown if rows is None else kept_rows(self.shown, rows),
-                      basis=basis, work=basis if work is None else work, effort=self.effort.share(share),
-                      proposers=tuple(p for p in self.registry if p.name in set(proposers)), depth=self.depth + 1,
-                      notes={})
+        points = points if rows is None else points.subset(rows)
+        effort = self.effort.share(ctx.share / pieces)
+        trace = ContextTrace(ctx.name, self.depth + 1, int(points.y.size), int(points.X.shape[1]), effort.max_fits)
+        if self.trace is not None and self.trace.steps:
+            self.trace.steps[-1].sub.append(trace)
+        sub = replace(self, points=points, shown=self.shown if rows is None else kept_rows(self.shown, rows),
+                      basis=basis, work=basis if work is None else work, effort=effort, context=ctx, only=None,
+                      depth=self.depth + 1, views=None, held={}, trace=trace)
         return run_proposers(sub)
 
 
+def _least_error(pool: Sequence[Candidate]) -> float:
+    return min((c.nmse_validation for c in pool), default=np.inf)
+
+
 def run_proposers(search: Search) -> list[Candidate]:
-    """The pool of ``search``: each proposer that applies, in order, merged into it, until the
-    best candidate is exact and holds at the edges (:meth:`Search.settled`; only proposers useful
-    after that still run) or the effort is spent (only proposers marked ``cheap``, a few fits
-    each, still run: a part's share of the effort, spent by the model's trees, left a monomial
-    x1 x2 x3^2 x4 to them and not to the power laws)."""
+    """The pool of ``search``: the steps of its context (:mod:`~superpos.symreg.plan`), in order,
+    each proposer that runs merged into it. A step is skipped (and the trace says why) where the
+    user did not choose it, where the effort is spent (unless the step runs then: a few fits,
+    such as the power laws a part's spent share would otherwise leave unfound), where the pool
+    is settled (:meth:`Search.settled`; unless the step runs then) or where a gate fails."""
     pool: list[Candidate] = []
-    for p in search.proposers:
-        if search.effort.exhausted() and not getattr(p, "cheap", False):
+    steps = search.trace.steps if search.trace is not None else []
+    for step in search.context.steps:
+        st = StepTrace(step.proposer)
+        steps.append(st)
+        if search.only is not None and step.proposer not in search.only:
+            st.skipped = "not among the chosen proposers"
             continue
-        if (not p.after_exact and search.settled(pool)) or not p.applies(search):
+        if search.effort.exhausted() and not step.when_spent:
+            st.skipped = "the effort is spent"
             continue
-        new = p.propose(search, pool)
+        if not step.when_settled and search.settled(pool):
+            st.skipped = "settled: the best candidate is exact and holds at the edges"
+            continue
+        why = step.blocked(search)
+        if why is not None:
+            st.skipped = f"needs {why}"
+            continue
+        st.ran, st.best_before, spent = True, _least_error(pool), search.effort.spent
+        new = search.plan.proposers[step.proposer].propose(search, pool)
         pool = search.merge(pool, new) if new else pool
+        st.fits, st.added, st.best_after = search.effort.spent - spent, len(new), _least_error(pool)
     return pool

@@ -65,6 +65,9 @@ class Formula:
     inputs (:mod:`~superpos.symreg.separable`), else ""."""
     parts: list = field(default_factory=list, repr=False)
     """[(inputs (0-based), part as sympy)] of such a formula: its terms or factors by group."""
+    trace: object = field(default=None, repr=False)
+    """The search's :class:`~superpos.symreg.trace.Trace`: what each proposer of each context
+    did, and what chose the winner."""
 
     @property
     def complexity(self) -> int:

@@ -36,13 +36,15 @@ from .fitting import refit_constants
 from .formula import Formula
 from .inputs import MAX_INPUTS, inputs_used, residual_dependence
 from .laws import baseline_trees
-from .proposers import REGISTRY, chosen, propose_skeletons
+from .plan import PLAN
+from .proposers import propose_skeletons
 from .render import cancelled_terms, monic_denominators, round_constants, signed_abs, simplify_capped, wrapped_phases
 from .selection import cross_validated_finalists, plausible, probe_points
 from .separable import split_parts
 from .settings import FormulaSettings
 from .snapping import snap_constants, snap_parameters, snaps_simply
 from .status import formula_status
+from .trace import Trace
 from .uncertainty import noise_variance, standard_errors, structure_confidence
 from .units import extreme_decades, in_data_units, readable_numbers, times_ten_power
 
@@ -78,8 +80,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("decoding")
     sample = selection_sample(X, y, settings.max_points, rng)
     Xs, ys = X[sample], y[sample]
-    search = Search.start(Xs, ys, model, settings, rng, seed, chosen(settings.proposers, settings.template),
-                          REGISTRY)
+    search = Search.start(Xs, ys, model, settings, rng, seed, PLAN)
     points, basis, work, clock = search.points, search.basis, search.work, search.clock
     report("fitting candidates")
     cands = run_proposers(search)
@@ -91,15 +92,21 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     own, basis = basis, work  # every candidate from here on is a tree over work
     clock.lap("fit_candidates")
 
+    stages = [("search", cands[0])]
     if not search.settled(cands):
         affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine, search.exact_below,
-                                          MODEL_SCORED)
+                                          MODEL_SCORED, stages)
+    else:
+        stages.append(("settled (no cross-validation)", cands[0]))
     clock.lap("fit_candidates")
 
     report("refitting on all points")
-    cands = _simple_first(_plausible_first(cands, basis, Xs, ys, search.exact_below), basis, Xs, ys,
-                          search.exact_below)
+    cands = _plausible_first(cands, basis, Xs, ys, search.exact_below)
+    stages.append(("plausible", cands[0]))
+    cands = _simple_first(cands, basis, Xs, ys, search.exact_below)
+    stages.append(("simple constants", cands[0]))
+    trace = _trace(search, stages, cands, basis)
     win = cands[0]
     if win.written_from:  # fitted and snapped as the candidate it writes with its units fixed
         win = replace(win, tree=win.written_from[0], constants=np.asarray(win.written_from[1], dtype=np.float64))
@@ -148,7 +155,34 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     parts = split_parts(expr, *win.decomposition) if win.decomposition else []
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    names, cands, clock.laps, errors, confidence, noise, used, left_out, status, family, parameters,
-                   shown, search.exact_below, decomposition=win.decomposition[0] if parts else "", parts=parts)
+                   shown, search.exact_below, decomposition=win.decomposition[0] if parts else "", parts=parts,
+                   trace=trace)
+
+
+def _trace(search: Search, stages: list, cands: list[Candidate], basis: Basis) -> Trace:
+    """The search's trace with its selection: each ordering's leader, the ordering that decided
+    (the last that changed the leader) and the first candidates of the final order, written
+    (4 significant digits) only when the trace is read."""
+    def same(a: Candidate, b: Candidate) -> bool:
+        return np.array_equal(np.asarray(a.tree), np.asarray(b.tree))
+
+    decided = stages[0][0]
+    for (_, before), (stage, after) in zip(stages, stages[1:]):
+        if not same(before, after):
+            decided = stage
+    return Trace(search.trace, stages, decided, cands[:20], _Writer(basis))
+
+
+class _Writer:
+    """A candidate's formula over ``basis`` with 4 significant digits (the trace's; a class, not
+    a closure, so that a fitted regressor pickles)."""
+
+    def __init__(self, basis: Basis):
+        self.basis = basis
+
+    def __call__(self, c: Candidate) -> str:
+        return str(round_constants(to_sympy(c.tree, self.basis, c.constants), digits=4, max_denominator=12,
+                                   keep_floats=True))
 
 
 def positive_inputs(expr, X: np.ndarray):

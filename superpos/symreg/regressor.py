@@ -69,7 +69,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         when it is spent.
     time_limit : seconds after which the search stops proposing (None, the default: no limit,
         so that results are reproducible).
-    proposers : names of the candidate sources to use (None: all; ``superpos.symreg.proposers.PROPOSER_NAMES``).
+    proposers : names of the candidate sources to use (None: all; ``superpos.symreg.plan.PROPOSER_NAMES``).
     precision : the data's relative precision (half a unit of the last written digit over the
         value, e.g. 5e-4 for 4 significant digits); a formula is ``exact`` when its error is
         what rounding to that precision makes. None: float64 round-off.
@@ -101,6 +101,11 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     pareto_front_ : [(complexity, validation error, formula)] of the candidates no other beats
         on both, simplest first.
     timings_ : seconds spent in decoding, fitting, refitting and simplifying.
+    trace_ : the search's :class:`~superpos.symreg.trace.Trace`: for each context of the search
+        plan and each proposer, whether it ran (or why not), the fits it spent, the candidates
+        it added and the best error before and after; and which ordering of the selection put
+        the winner ahead of the runner-up. ``trace_.text()`` reads it, ``trace_.to_dict()`` is
+        its versioned JSON form (docs/trace.md).
     status_ : "exact" (to the data's precision), "law" (not exact, but no input explains its
         residuals and a smooth fit of them does not beat their mean) or "approximation".
     family_, parameters_, textbook_ : for a lab curve (:mod:`~superpos.symreg.families`: gaussian,
@@ -165,7 +170,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
-        self.status_ = f.status
+        self.status_, self.trace_ = f.status, f.trace
         self.family_, self.parameters_ = f.family, dict(f.parameters)
         self.decomposition_, self.parts_ = f.decomposition, list(f.parts)
         self.textbook_ = f.shown(names if expr is not f.expr else None) if f.textbook else ""

@@ -128,7 +128,7 @@ def front(cands: list[Candidate], limit: int) -> list[Candidate]:
 
 def cross_validated_finalists(cands: list[Candidate], basis, points: Points, settings, seed: int,
                               rng: np.random.Generator, affine: list, exact_below: float = 1e-10,
-                              model_scored=frozenset()) -> list[Candidate]:
+                              model_scored=frozenset(), stages: list | None = None) -> list[Candidate]:
     """``cands`` with their finalists first, ranked by K-fold cross-validation on all the
     points (constants refitted on each fold's other points) under :func:`paired_order`.
     The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
@@ -145,7 +145,9 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     finalists' ``nmse_validation`` becomes their cross-validated error. ``settings.selection``
     orders them: ``"validation"`` (:func:`paired_order`), ``"best"`` (:func:`best_order`) or
     ``"mdl"`` (:func:`mdl_order`, which refits and snaps them on all the points and sets their
-    ``code_length``); then :func:`extrapolation_order` applies."""
+    ``code_length``); then :func:`extrapolation_order` applies. ``stages``, where given, gets
+    (stage, leader) after each ordering (the trace's record of what chose the winner)."""
+    note = (lambda stage, order: stages.append((stage, order[0]))) if stages is not None else (lambda *_: None)
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
     head: list[Candidate] = []
     chosen: set[int] = set()  # ids of the candidates in head
@@ -176,10 +178,14 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
         order = best_order(finalists, means, exact_below)
     else:
         order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
+    note(f"cross-validated ({settings.selection})", [finalists[order[0]]])
     ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng,
                            settings.lm_iterations, seed, edge_floor(settings.precision, exact_below), errors[order])
-    return extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
-                               settings.tie_tolerance(cv.n_validation)) + rest
+    note("honest (a law first)", ordered)
+    ordered = extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
+                                  settings.tie_tolerance(cv.n_validation))
+    note("extrapolation", ordered)
+    return ordered + rest
 
 
 def _distinct(cands: list[Candidate], limit: int) -> list[Candidate]:

@@ -22,7 +22,6 @@ import numpy as np
 from ..candidates import Candidate
 from ..engine import Search
 from ..template import monomials, read_template
-from .separable import splits_the_data
 from .template import solve_template
 
 __all__ = ["AffineProposer", "FUNCTIONS", "PHASES", "affine_splits"]
@@ -143,10 +142,6 @@ def _polynomial(Z: np.ndarray, n: int) -> np.ndarray:
 
 class AffineProposer:
     name = "affine"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return splits_the_data(search)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         m = search.n_inputs
@@ -158,5 +153,5 @@ class AffineProposer:
             h = (FUNCTIONS[name][0].format(x=f"x{inputs[0] + 1}") if len(inputs) == 1 else
                  PHASES[name][0].format(x=f"x{inputs[0] + 1}", z=f"x{inputs[1] + 1}"))
             text = f"{'' if product else f'f({rest}) + '}g({rest})*{h}"
-            out += solve_template(search, read_template(text, m), pool + out, self.name, share=0.25)
+            out += solve_template(search, read_template(text, m), pool + out, self.name, "affine-part")
         return out

@@ -14,10 +14,6 @@ __all__ = ["BaselinesProposer"]
 
 class BaselinesProposer:
     name = "baselines"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return search.n_inputs > search.model.basis_.n_variables
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         trees = baseline_trees(search.basis, search.n_inputs) + power_law_trees(search.X, search.y, search.basis)

@@ -15,10 +15,6 @@ __all__ = ["FamiliesProposer"]
 
 class FamiliesProposer:
     name = "families"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return search.points.fit.size >= 8 and all(search.work.has(n) for n in NEEDS)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points

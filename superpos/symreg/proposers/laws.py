@@ -16,10 +16,6 @@ __all__ = ["LawsProposer"]
 
 class LawsProposer:
     name = "laws"
-    after_exact = True
-
-    def applies(self, search: Search) -> bool:
-        return True
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         kx, ky = search.decade()

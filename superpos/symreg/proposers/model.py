@@ -18,10 +18,6 @@ from ..settings import FormulaSettings
 
 __all__ = ["ModelProposer", "SearchProposer", "propose_skeletons"]
 
-_VIEWS = "model views"
-"""The key of :attr:`Search.notes` under which the model proposer leaves its views."""
-
-
 class ModelProposer:
     """Decoded skeletons (:func:`model_candidates`); on data wider than the model, the model's
     and local search's candidates on the inputs most related to y
@@ -29,17 +25,13 @@ class ModelProposer:
     relabelled onto them."""
 
     name = "model"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return True
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         k = search.model.basis_.n_variables
         if search.n_inputs <= k:
             return model_candidates(search)
         seen = select_inputs(search.X, search.y, k)
-        found = search.solve(search.X[:, seen], search.y, (self.name, SearchProposer.name), share=1.0)
+        found = search.solve("narrowed", search.X[:, seen], search.y)
         names = tuple(search.basis.to_list())
         table = relabelling(search.model.basis_, search.basis, seen)
         return [Candidate(table[np.asarray(c.tree, dtype=np.int64)], names, c.log_likelihood, c.rank,
@@ -48,14 +40,11 @@ class ModelProposer:
 
 class SearchProposer:
     """Local search around the model's decoded candidates (:func:`searched_candidates`), view
-    after view, until a candidate of the pool is exact. ``after_exact``: it asks itself,
-    since an exact formula of the data far from the model's decade does not count."""
+    after view, until a candidate of the pool is exact. It checks exactness itself (the plan runs
+    it on a settled pool), since an exact formula of the data far from the model's decade does
+    not count."""
 
     name = "search"
-    after_exact = True
-
-    def applies(self, search: Search) -> bool:
-        return bool(search.settings.search_rounds) and _VIEWS in search.notes
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         return searched_candidates(search, pool)
@@ -70,7 +59,7 @@ def model_candidates(search: Search) -> list[Candidate]:
     [0.185, 0.93]); the data as they are, where they differ. Every view's decoded candidates
     are fitted first, so that an exact formula in any of them ends the work early and its
     simpler twins compete (cos(x1), not sin(x1 + pi/2)). The rescaled views' best candidates
-    are mapped back to the user's units. The views are left in ``search.notes`` for local
+    are mapped back to the user's units. The views are left in ``search.views`` for local
     search (:class:`SearchProposer`)."""
     points, settings, basis = search.points, search.settings, search.model.basis_
     kx, ky = search.decade()
@@ -96,7 +85,7 @@ def model_candidates(search: Search) -> list[Candidate]:
     raw_far = not (views[-1][0].any() or views[-1][1]) and len(views) > 1 and \
         not (np.all(np.abs(kx) <= 1) and abs(ky) <= 1)
     trusted = search.merge([], [c for m in mapped[:-1] for c in m]) if raw_far else []
-    search.notes[_VIEWS] = (views, raw_far, trusted)
+    search.views = (views, raw_far, trusted)
     return cands
 
 
@@ -104,7 +93,7 @@ def searched_candidates(search: Search, pool: list[Candidate]) -> list[Candidate
     """Local search from each view's decoded candidates (left by :func:`model_candidates`), in
     order, until the pool holds an exact formula (of the trusted views, where the data as they
     are lie far from the model's decade): the trees reached, in the user's units."""
-    views, raw_far, trusted = search.notes[_VIEWS]
+    views, raw_far, trusted = search.views
     settings, basis = search.settings, search.model.basis_
     bonus = search.model.size_bonus_ if settings.candidate_bonus is None else settings.candidate_bonus
     # proposers of fixed forms that ran in between count for the exact test, as the model's own

@@ -1,8 +1,8 @@
 """Composed laws y = F(g(x)) with an invertible outer F (source ``outer``): where a transform
 T(y) = y^2, 1/y, log|y| or exp(y) is separable (:func:`~superpos.symreg.separable.separations`:
 a sum or product of parts over disjoint inputs) and y is not (or much less), g = T(y) is
-solved by the engine like any data set (:meth:`Search.solve`: the same rows, the proposers of
-a separable law's parts, the separable one among them) and F = T^-1 is put back on its best
+solved by the engine like any data set (:meth:`Search.solve`, the plan's context ``outer``: the
+same rows, the proposers of a separable law's parts, the separable one among them) and F = T^-1 is put back on its best
 formulas: sqrt(x1^2 + x2^2 + x3^2) is the root of a sum, 1/(1/x1 + 1/x2 + 1/x3) the inverse
 of one. The test is numpy only and costs milliseconds per transform.
 """
@@ -16,7 +16,6 @@ from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import separations
-from .separable import PART_PROPOSERS, splits_the_data
 
 __all__ = ["OuterProposer", "TRANSFORMS", "transformed", "outer", "firing"]
 
@@ -78,10 +77,6 @@ def firing(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[str, np.ndarra
 
 class OuterProposer:
     name = "outer"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return splits_the_data(search)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         X, y = search.X, search.y
@@ -92,7 +87,7 @@ class OuterProposer:
                 break
             basis = model_basis_over(search.model, search.n_inputs)
             work = law_basis(basis)
-            found = search.solve(X, t, PART_PROPOSERS, share=0.25, basis=basis, work=work)
+            found = search.solve("outer", X, t, basis=basis, work=work)
             for c in [c for c in found if np.all(np.isfinite(c.constants))][:_KEEP]:
                 out += search.refit_expression(outer(kind, to_sympy(c.tree, work, c.constants), sign),
                                                search.floor(pool), self.name, len(pool) + len(out))

@@ -70,17 +70,12 @@ def power_trees(X: np.ndarray, y: np.ndarray, basis) -> list[tuple[np.ndarray, n
 
 
 class PowersProposer:
-    """After the model, and even after an exact candidate or once the effort is spent
-    (``cheap``): a few fits, and an exact candidate
-    may be a long twin of the power law (x^3 (0.0017 log(sqrt x + 0.77) + 0.0115) for
-    0.0123 x^3.05), which the shorter law then beats in the tie rule."""
+    """Power laws; the plan runs them after the model, and even after an exact candidate or
+    once the effort is spent: a few fits, and an exact candidate may be a long twin of the
+    power law (x^3 (0.0017 log(sqrt x + 0.77) + 0.0115) for 0.0123 x^3.05), which the shorter
+    law then beats in the tie rule."""
 
     name = "powers"
-    after_exact = True
-    cheap = True
-
-    def applies(self, search: Search) -> bool:
-        return search.points.fit.size >= 4
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points

@@ -16,10 +16,6 @@ __all__ = ["RationalProposer"]
 
 class RationalProposer:
     name = "rational"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return search.points.fit.size >= 20 and search.work.has("div") and search.work.constant >= 0
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points

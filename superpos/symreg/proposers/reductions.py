@@ -23,8 +23,8 @@ REDUCTIONS = 3
 
 class ReductionsProposer:
     """For each reduction of the data to at most the model's number of inputs: the engine's
-    best g on (z, y / prod w^a) (the model proposer, through :meth:`Search.solve`; for the
-    differences and sums of the user's data the reductions as well, over the laws' basis), then the
+    best g on (z, y / prod w^a) (the plan's context ``reduced``, through :meth:`Search.solve`;
+    for the differences and sums of the user's data ``reduced-nested``, over the laws' basis), then the
     sums of terms of g, 1/g, g^2 and 1/g^2 (:func:`~superpos.symreg.terms.transformed_sums`,
     small data) and, for one z, the classic laws (:func:`~superpos.symreg.laws.fitted_laws`) and
     the lab's families (:func:`~superpos.symreg.families.fitted_families`),
@@ -34,10 +34,6 @@ class ReductionsProposer:
     (:func:`_found`): II.21.32's three after the first took 1.7 s of 2.9 s."""
 
     name = "reductions"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return search.n_inputs > 1
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         out: list[Candidate] = []
@@ -54,7 +50,7 @@ class ReductionsProposer:
             out += _solved(search, red, Z, rest, first + len(out))
             found = _found(search, search.merge(pool, out))
             flipped = reciprocal(red, Z)
-            if flipped is not None and search.depth == 0 and smooth_in(Z[:, 0], rest) and not found:
+            if flipped is not None and search.context.users_data and smooth_in(Z[:, 0], rest) and not found:
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
                 # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
@@ -93,10 +89,10 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     points = search.points
     # inputs read through a difference or a sum may still hide a group: (x2 - x3) / x1 of a
     # Gaussian; on the user's data those are reduced again
-    nested = red.linear is not None and search.depth == 0
+    nested = red.linear is not None and search.context.users_data
     over = law_basis(model_basis) if nested else model_basis
-    found = search.solve(Z, rest, ("model", "search") + (("reductions",) if nested else ()), share=1.0 / REDUCTIONS,
-                         work=over, rows=_steady_rows(search, red))[:search.settings.refit_top]
+    found = search.solve("reduced-nested" if nested else "reduced", Z, rest, work=over,
+                         rows=_steady_rows(search, red))[:search.settings.refit_top]
     pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, over, search.work)) for c in found
              if np.all(np.isfinite(c.constants))]
     floor = search.floor(found)
@@ -115,7 +111,7 @@ def _steady_rows(search: Search, red: Reduction) -> np.ndarray | None:
     well as the law (at 1 % noise, II.13.34's reduction x1 x3 g(x3 / x2), a factor of 1.2
     decades: on all rows the sub-search's best was x1 x2 / cos(x2 / x3), which was taken over
     the Lorentz law). The candidates found there are refitted and scored on all the points."""
-    if search.depth > 0:
+    if not search.context.users_data:
         return None
     with np.errstate(all="ignore"):
         F = np.abs(red.factor(search.points.X))

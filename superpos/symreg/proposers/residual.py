@@ -3,10 +3,10 @@ inputs still explain, the search goes on with what they miss as one more part.
 
 The finalists are the :data:`FINALISTS` most accurate candidates of the pool's
 accuracy-complexity front with at most :func:`readable_size` nodes, after the simplest of that
-front that explains :data:`_KNEE` of the variance (searched first, with the largest share). For each f whose residuals
+front that explains :data:`_KNEE` of the variance (searched first, when the effort left is largest). For each f whose residuals
 y - f keep a trend (:func:`~superpos.symreg.status.structured`, the status's tests at 0.1 %),
-r = y - f is solved by the engine (:meth:`Search.solve`: the same rows, the proposers of a
-separable law's parts and the sums) over the inputs a smooth fit of r needs
+r = y - f is solved by the engine (:meth:`Search.solve`, the plan's context ``residual``: the
+same rows, the proposers of a separable law's parts and the sums) over the inputs a smooth fit of r needs
 (:func:`~superpos.symreg.status.relevant_inputs`), and f + g is proposed for its best g; where
 f keeps one sign and stays away from zero, q = y / f the same, and f g. Each extended formula
 is refitted jointly from its parts' constants and kept where it halves the least validation
@@ -25,7 +25,6 @@ from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..selection import front
 from ..status import relevant_inputs, structured
-from .separable import PART_PROPOSERS, splits_the_data
 
 __all__ = ["ResidualProposer", "FINALISTS", "readable_size"]
 
@@ -44,9 +43,6 @@ finalist too, the first: a short frame whose residual is the missing part. AI Fe
 x1 - x2 x4 (R^2 0.98) times the 1 / sqrt(1 - x2^2 / x3^2) it misses; the most accurate frames,
 (x1 - x2 x4) / (1.01 - 0.018 x2), leave a factor polluted by their own constants."""
 
-_SHARE = 0.25
-"""Each residual search gets this share of the effort left."""
-
 _AWAY_FROM_ZERO = 0.05
 """y / f is searched only where min |f| is at least this share of max |f| (f of one sign)."""
 
@@ -56,8 +52,6 @@ the pool (the part must explain what every candidate misses, not refit noise).""
 
 _KEEP = 2
 """The best formulas of each residual put back beside f."""
-
-_PROPOSERS = PART_PROPOSERS + ("sums",)
 
 
 def readable_size(n_inputs: int) -> int:
@@ -69,10 +63,6 @@ def readable_size(n_inputs: int) -> int:
 
 class ResidualProposer:
     name = "residual"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return splits_the_data(search)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         X, y = search.X, search.y
@@ -106,7 +96,7 @@ class ResidualProposer:
                 basis = model_basis_over(search.model, len(inputs))
                 work = law_basis(basis)
                 mapping = {work.variables[j]: variables[v] for j, v in enumerate(inputs)}
-                found = search.solve(X[:, inputs], target, _PROPOSERS, share=_SHARE, basis=basis, work=work)
+                found = search.solve("residual", X[:, inputs], target, basis=basis, work=work)
                 for g in [g for g in found if np.all(np.isfinite(g.constants))][:_KEEP]:
                     gx = to_sympy(g.tree, work, g.constants).xreplace(mapping)
                     out += [e for e in search.refit_expression(fx + gx if kind == "sum" else fx * gx,

@@ -3,9 +3,10 @@ or the product of such parts, over disjoint groups of inputs found by
 :func:`~superpos.symreg.separable.separations` on the fitting points.
 
 Each part is a data set of its own, solved by the engine (:meth:`Search.solve` over the laws'
-basis: the model, powers, families, local search, reductions, the laws, the rational laws from
-the second pass, and this proposer again, to ``decompose_depth`` levels), on the same rows, so
-the same split of the points; each part gets 1 / (2 k PASSES) of the effort left. Backfitting:
+basis, in the plan's contexts ``part`` and, from the second pass, ``part-later``: the model,
+powers, families, local search, reductions, the laws, the rational laws from the second pass,
+and this proposer again, to ``decompose_depth`` levels), on the same rows, so the same split of
+the points; each part gets the context's share of the effort left over k PASSES. Backfitting:
 part p's target is y minus (sum) or divided by (product) the current fits of the other parts
 (where the factors change sign, on the rows away from the others' zeros), at first the
 polynomial parts of the test, then each part's best formula as soon as it is found (the part
@@ -26,7 +27,7 @@ from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import Separation, separations
 
-__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES", "splits_the_data"]
+__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
 
 MAX_DEPTH = 3
 """Default levels of parts within parts (the user's data is level 0): ``decompose_depth``."""
@@ -39,33 +40,9 @@ _AWAY_FROM_ZEROS = 0.2
 |g| is at least this share of its largest value (or its median, where fewer rows are left):
 near g's zeros y / g is mostly noise."""
 
-PART_PROPOSERS = ("model", "powers", "families", "search", "reductions", "separable", "laws")
-
-LATER_PROPOSERS = PART_PROPOSERS + ("rational",)
-"""From the second pass on, a part's target is y minus (or over) the other parts' formulas, not
-their polynomials, and may be exact: the rational laws join (a factor of 4.60' Jackson,
-x4^3 (x5 - 1) / (x3^2 (x5 + 2)) - x3). On the first pass they cost a sum's parts seconds and
-found nothing the others did not."""
-
-
-def splits_the_data(search: Search) -> bool:
-    """Where the proposers that split the user's data into smaller laws (``outer``, ``affine``)
-    look: 2 or more inputs, on the user's level (not within parts), ``decompose`` on."""
-    s = search.settings
-    return s.decompose and s.decompose_depth > 0 and search.n_inputs >= 2 and search.depth == 0
-
 
 class SeparableProposer:
     name = "separable"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        """Data of 3 or more inputs; within a part (depth >= 1) also 2 (exp(-(x1^2 + x2^2)) is
-        a product of two one-input parts). Settings ``decompose`` and ``decompose_depth``
-        (default :data:`MAX_DEPTH`) turn it off or cap the levels."""
-        s = search.settings
-        return (s.decompose and search.n_inputs >= (3 if search.depth == 0 else 2)
-                and search.depth < s.decompose_depth)
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         p = search.points
@@ -73,7 +50,7 @@ class SeparableProposer:
         # the product test of a y that changes sign on the user's data only: within a part, on a
         # target still off by the other parts' polynomials, it split x1 cos(x2 x3) again, for
         # seconds, where the model finds the part whole
-        for sep in separations(p.X, p.y, p.fit, signed=search.depth == 0)[:2]:
+        for sep in separations(p.X, p.y, p.fit, signed=search.context.users_data)[:2]:
             if search.effort.exhausted():
                 break
             found = _solve_parts(search, sep)
@@ -133,8 +110,8 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
                 return None
             basis = model_basis_over(search.model, len(part))
             work = law_basis(basis)
-            found = search.solve(X[:, list(part)], target, LATER_PROPOSERS if pass_ else PART_PROPOSERS,
-                                 share=0.5 / (k * PASSES), basis=basis, work=work, rows=rows)
+            found = search.solve("part-later" if pass_ else "part", X[:, list(part)], target, pieces=k * PASSES,
+                                 basis=basis, work=work, rows=rows)
             found = [c for c in found if np.all(np.isfinite(c.constants))]
             if not found:
                 return None

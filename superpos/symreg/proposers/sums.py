@@ -15,10 +15,6 @@ __all__ = ["SumsProposer"]
 
 class SumsProposer:
     name = "sums"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return True
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         kx, ky = search.decade()

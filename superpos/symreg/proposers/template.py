@@ -2,12 +2,12 @@
 ``f(x1, x2) + g(x3)``, its placeholders solved as parts (:mod:`~superpos.symreg.template`).
 When a template is given it is the only proposer: the law has the form the user wrote.
 
-Each placeholder is solved by the engine on its own inputs (:meth:`Search.solve`, the same
-proposers as a separable law's parts, over the laws' basis), the same rows and a share of the
-effort; :data:`PASSES` backfitting passes; after each the parts go back into the template,
-which is refitted jointly from their constants and the template's, one candidate per pass (the
-second pass's parts fit targets off by the first's errors: on test_2 it wrote A = x1 x2 / x3^2
-as x1 asin(c x2 / x3) / x3, where the first pass had it).
+Each placeholder is solved by the engine on its own inputs (:meth:`Search.solve`, the plan's
+context ``template-part``: the same proposers as a separable law's parts, over the laws' basis),
+the same rows and a share of the effort; :data:`PASSES` backfitting passes; after each the parts
+go back into the template, which is refitted jointly from their constants and the template's,
+one candidate per pass (the second pass's parts fit targets off by the first's errors: on test_2
+it wrote A = x1 x2 / x3^2 as x1 asin(c x2 / x3) / x3, where the first pass had it).
 """
 from __future__ import annotations
 
@@ -20,20 +20,17 @@ from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..template import Template, fit_surrogates, input_index, read_template, solved_for
-from .separable import PART_PROPOSERS, PASSES
+from .separable import PASSES
 
 __all__ = ["TemplateProposer", "solve_template"]
 
 
 class TemplateProposer:
     name = "template"
-    after_exact = False
-
-    def applies(self, search: Search) -> bool:
-        return search.settings.template is not None and search.depth == 0
 
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
-        return solve_template(search, read_template(search.settings.template, search.n_inputs), pool, self.name)
+        return solve_template(search, read_template(search.settings.template, search.n_inputs), pool, self.name,
+                              "template-part")
 
 
 def _value_at(t, current, use) -> np.ndarray:
@@ -43,9 +40,10 @@ def _value_at(t, current, use) -> np.ndarray:
 
 
 def solve_template(search: Search, t: Template, pool: list[Candidate], source: str,
-                   share: float = 0.5) -> list[Candidate]:
+                   context: str) -> list[Candidate]:
     """The template ``t`` solved on the search's data (module docstring): its placeholders
-    found part by part with ``share`` of the effort left, put back after each pass and
+    found part by part in the plan's ``context`` (its share of the effort left over the
+    placeholders and passes), put back after each pass and
     refitted jointly, as candidates of ``source``; those of the passes completed when a
     placeholder finds nothing or the values are not finite."""
     p = search.points
@@ -75,9 +73,8 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
                 return out
             basis = model_basis_over(search.model, len(args))
             work = law_basis(basis)
-            cands = [c for c in search.solve(X[:, args], target, PART_PROPOSERS,
-                                             share=share / (len(names) * PASSES), basis=basis, work=work,
-                                             rows=rows)
+            cands = [c for c in search.solve(context, X[:, args], target, pieces=len(names) * PASSES,
+                                             basis=basis, work=work, rows=rows)
                      if np.all(np.isfinite(c.constants))]
             if not cands:
                 return out
