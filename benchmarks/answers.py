@@ -43,21 +43,11 @@ def answer(case: dict, seed: int) -> dict:
     """One case's answer (or its exception) as a JSON-ready dict."""
     import sympy
 
-    from honesty import real_table
+    from honesty import case_data
     from superpos.symreg.pipeline import find_formula
 
-    rng = np.random.default_rng([seed, case["sample"], sum(map(ord, case["name"]))])
-    p = case.get("problem")
-    if p is not None:
-        X, y = p.sample(random_state=seed + 1000 * case["sample"])
-    elif case["set"] == "noise":
-        X = rng.uniform(-1, 1, (200, case["m"]))
-        y = rng.normal(0.0, 1.0, 200)
-    else:
-        X, y = real_table(case["name"])
+    X, y = case_data(case, seed)
     cond = case["condition"]
-    if cond.startswith("noise="):
-        y = y + rng.normal(0.0, float(cond.split("=")[1]) * np.sqrt(np.mean(y**2)), y.size)
     row = dict(set=case["set"], name=case["name"], sample=case["sample"], condition=cond)
     t = time.perf_counter()
     try:

@@ -78,24 +78,33 @@ def real_table(name: str):
     return np.asarray(d.data, dtype=float), np.asarray(d.target[:, list(d.target_names).index(target)], dtype=float)
 
 
+def case_data(case: dict, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) of one case: the problem's seeded sample, pure noise or a real table, with the
+    condition's noise added (SRBench's: y += N(0, (g rms y)^2))."""
+    rng = np.random.default_rng([seed, case["sample"], sum(map(ord, case["name"]))])
+    p = case.get("problem")
+    if p is not None:
+        X, y = p.sample(random_state=seed + 1000 * case["sample"])
+    elif case["set"] == "noise":
+        X = rng.uniform(-1, 1, (200, case["m"]))
+        y = rng.normal(0.0, 1.0, 200)
+    else:
+        X, y = real_table(case["name"])
+    y = y.copy()
+    cond = case["condition"]
+    if cond.startswith("noise="):
+        y = y + rng.normal(0.0, float(cond.split("=")[1]) * np.sqrt(np.mean(y**2)), y.size)
+    return X, y
+
+
 def solve(case: dict, selection: str | None, seed: int) -> dict:
     from superpos.core.numeric import r2
     from superpos.datasets.problems import is_exact_recovery, recovery_forms, scored_r2
     from superpos.symreg.pipeline import find_formula
 
-    rng = np.random.default_rng([seed, case["sample"], sum(map(ord, case["name"]))])
     p = case.get("problem")
-    if p is not None:
-        X, y_true = p.sample(random_state=seed + 1000 * case["sample"])
-    elif case["set"] == "noise":
-        X = rng.uniform(-1, 1, (200, case["m"]))
-        y_true = rng.normal(0.0, 1.0, 200)
-    else:
-        X, y_true = real_table(case["name"])
-    y = y_true.copy()
+    X, y = case_data(case, seed)
     cond = case["condition"]
-    if cond.startswith("noise="):
-        y = y + rng.normal(0.0, float(cond.split("=")[1]) * np.sqrt(np.mean(y**2)), y.size)
     opts = {"random_state": seed} | ({"selection": selection} if selection else {})
     row = dict(set=case["set"], name=case["name"], sample=case["sample"], condition=cond,
                selection=selection or "default", exact=False, soup=False, nodes=0, law_nodes=0,

@@ -7,7 +7,7 @@ import numpy as np
 
 from superpos.symreg.engine import Search
 from superpos.symreg.settings import FormulaSettings
-from superpos.symreg.plan import PLAN, gate_failed, step
+from superpos.symreg.plan import PLAN, step
 from superpos.symreg.proposers.baselines import BaselinesProposer
 from superpos.symreg.proposers.laws import LawsProposer
 from superpos.symreg.proposers.model import ModelProposer
@@ -21,7 +21,7 @@ def _search(model, X, y, settings) -> Search:
 
 def _runs(name: str, s: Search) -> bool:
     """Whether the plan runs proposer ``name`` on the user's data ``s``."""
-    return gate_failed(step("data", name), s) is None
+    return step("data", name).blocked(s) is None
 
 
 def _best(cands):

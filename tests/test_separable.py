@@ -125,7 +125,7 @@ def test_proposer_depth_limit_and_settings():
     """The plan's gates of the separable step: 3 inputs on the user's data, 2 within a part
     (exp(-(x1^2 + x2^2)) is a product of two one-input parts), ``decompose`` and
     ``decompose_depth`` turn it off or cap the levels."""
-    from superpos.symreg.plan import gate_failed, step
+    from superpos.symreg.plan import step
     from superpos.symreg.settings import FormulaSettings
 
     class S:
@@ -134,15 +134,15 @@ def test_proposer_depth_limit_and_settings():
         settings = FormulaSettings()
 
     data, part = step("data", "separable"), step("part", "separable")
-    assert gate_failed(data, S()) == "a level of parts under decompose_depth"
+    assert data.blocked(S()) == "a level of parts under decompose_depth"
     S.depth = 0
-    assert gate_failed(data, S()) is None
+    assert data.blocked(S()) is None
     S.settings = FormulaSettings(decompose=False)
-    assert gate_failed(data, S()) == "the setting decompose on"
+    assert data.blocked(S()) == "the setting decompose on"
     S.settings = FormulaSettings(decompose_depth=0)
-    assert gate_failed(data, S()) is not None
+    assert data.blocked(S()) is not None
     S.n_inputs, S.depth, S.settings = 2, 1, FormulaSettings()
-    assert gate_failed(part, S()) is None and gate_failed(data, S()) == "at least 3 inputs"
+    assert part.blocked(S()) is None and data.blocked(S()) == "at least 3 inputs"
     with pytest.raises(SuperposError, match="decompose_depth"):
         FormulaSettings(decompose_depth=-1)
 

@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no lock, the journal still protects the output
     fcntl = None
 
-__all__ = ["FIELDS", "Journal", "batch_format", "format_rows", "is_results_file", "read_results"]
+__all__ = ["FIELDS", "Journal", "batch_format", "expand_inputs", "format_rows", "is_results_file", "read_results"]
 
 FIELDS = ("file", "formula", "status", "r2", "seconds", "error")
 _HEADER = ",".join(FIELDS)
@@ -225,3 +225,22 @@ class Journal:
         """Write the output (all ``rows``) atomically, then drop the journal."""
         atomic_write_text(self.output, format_rows(rows, fmt))
         os.unlink(self.path)
+
+
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
+
+
+def expand_inputs(data: list[str]) -> list[str]:
+    """The data files named: a folder gives its data files, except hidden ones (a batch's
+    journal, a temporary file) and earlier batch results (a data set's file starts with its
+    header or numbers, a results file with ``file,formula,r2,...``)."""
+    files: list[str] = []
+    for d in data:
+        p = Path(d)
+        if d != "-" and p.is_dir():
+            files += sorted(str(f) for f in p.iterdir()
+                            if f.suffix.lower() in _DATA_SUFFIXES and f.is_file() and not f.name.startswith(".")
+                            and not is_results_file(f))
+        else:
+            files.append(d)
+    return files

@@ -87,7 +87,9 @@ def predict(
         raise SuperposError(f"--jobs must be at least 1, got {jobs}")
     if plot is not None and plot.suffix.lower() != ".png":
         raise SuperposError(f"--plot writes a PNG image: give a file name ending in .png, not {plot.name!r}")
-    files = _expand_inputs(data)
+    from .batch import expand_inputs
+
+    files = expand_inputs(data)
     if len(files) != 1 or Path(data[0]).is_dir():
         if plot is not None:
             raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
@@ -237,27 +239,6 @@ def _finite(v) -> float | None:
     """A number for JSON: None (null) where it is not finite, so the output is valid JSON."""
     v = float(v)
     return v if np.isfinite(v) else None
-
-
-_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".npz")
-
-
-def _expand_inputs(data: List[str]) -> List[str]:
-    """The data files named: a folder gives its data files, except hidden ones (a batch's
-    journal, a temporary file) and earlier batch results (a data set's file starts with its
-    header or numbers, a results file with ``file,formula,r2,...``)."""
-    from .batch import is_results_file
-
-    files: List[str] = []
-    for d in data:
-        p = Path(d)
-        if d != "-" and p.is_dir():
-            files += sorted(str(f) for f in p.iterdir()
-                            if f.suffix.lower() in _DATA_SUFFIXES and f.is_file() and not f.name.startswith(".")
-                            and not is_results_file(f))
-        else:
-            files.append(d)
-    return files
 
 
 def _solve_file(predictor, f: str, target, settings, auto: bool = False, template: str | None = None) -> dict:

@@ -34,7 +34,7 @@ from .proposers.families import NEEDS
 from .proposers.reductions import REDUCTIONS
 
 __all__ = ["Gate", "Step", "Context", "SearchPlan", "PLAN", "PROPOSERS", "PROPOSER_NAMES", "check_proposer_names",
-           "gate_failed", "step", "markdown"]
+           "step", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -172,11 +172,6 @@ PLAN = SearchPlan({c.name: c for c in _CONTEXTS}, PROPOSERS)
 
 PROPOSER_NAMES = PLAN.names
 check_proposer_names = PLAN.check_names
-
-
-def gate_failed(s: Step, search) -> str | None:
-    """What step ``s`` needs and ``search`` lacks, or None (:meth:`Step.blocked`)."""
-    return s.blocked(search)
 
 
 def step(context: str, proposer: str) -> Step:

@@ -6,8 +6,8 @@ Each placeholder is solved by the engine on its own inputs (:meth:`Search.solve`
 context ``template-part``: the same proposers as a separable law's parts, over the laws' basis),
 the same rows and a share of the effort; :data:`PASSES` backfitting passes; after each the parts
 go back into the template, which is refitted jointly from their constants and the template's,
-one candidate per pass (the second pass's parts fit targets off by the first's errors: on test_2
-it wrote A = x1 x2 / x3^2 as x1 asin(c x2 / x3) / x3, where the first pass had it).
+one candidate per pass (the second pass's parts fit targets off by the first's errors and may
+write a part worse than the first pass did: benchmarks/decisions.md).
 """
 from __future__ import annotations
 
