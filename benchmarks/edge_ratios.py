@@ -1,7 +1,7 @@
 """The edge test's numbers (superpos.symreg.edges): for each AI Feynman law, the winner's
 status, whether it is the law, and its largest ratio of edge to interior error over the 2m
 edges (refitted on the interior), with the largest edge error; clean or at SRBench noise.
-Shows where right and wrong formulas fall against EDGE_RATIO and EDGE_FLOOR.
+Shows where right and wrong formulas fall against the tuning record's edge_ratio and edge_floor.
 
     python benchmarks/edge_ratios.py --noise 0.01 --first 40
 """
@@ -19,14 +19,15 @@ import numpy as np  # noqa: E402
 def main() -> None:
     from superpos.core.basis import Basis
     from superpos.datasets.problems import is_exact_recovery, load_problems, recovery_forms
-    from superpos.symreg.edges import EDGE_FLOOR, EDGE_RATIO, edge_errors
+    from superpos.symreg.edges import edge_errors
+    from superpos.symreg.tuning import TUNING
     from superpos.symreg.pipeline import find_formula
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--first", type=int, default=120)
     args = ap.parse_args()
-    print(f"EDGE_RATIO {EDGE_RATIO}, EDGE_FLOOR {EDGE_FLOOR:g}; noise {args.noise}")
+    print(f"edge_ratio {TUNING.edge_ratio}, edge_floor {TUNING.edge_floor:g}; noise {args.noise}")
     print("| law | status | is the law | max edge / interior | max edge error | formula |")
     print("|---|---|---|---:|---:|---|")
     rows = []

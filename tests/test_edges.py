@@ -8,7 +8,8 @@ import sympy
 
 from superpos import Basis
 from superpos.core.symbolic import from_sympy
-from superpos.symreg.edges import EDGE_SHARE, edge_errors, edge_splits, holds_at_edges
+from superpos.symreg.edges import edge_errors, edge_splits, holds_at_edges
+from superpos.symreg.tuning import TUNING
 from superpos.symreg.status import formula_status
 
 
@@ -22,7 +23,7 @@ def test_edge_splits_hold_out_each_end_of_each_varying_input():
     X = np.column_stack([np.arange(100.0), np.ones(100), np.linspace(-1, 1, 100)[::-1]])
     splits = edge_splits(X)
     assert len(splits) == 4  # the constant column has no edge
-    k = int(round(EDGE_SHARE * 100))
+    k = int(round(TUNING.edge_share * 100))
     for inner, edge in splits:
         assert edge.size == k and inner.size == 100 - k
         assert np.intersect1d(inner, edge).size == 0

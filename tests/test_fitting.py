@@ -716,6 +716,7 @@ not exact); a sum whose terms matter stays (None: nothing to do)."""
     assert dominated_sums(from_string("add(mul(c, x1), sub(x2, c))", B), B, X, np.array([1e5, 3.0])) is None
 
 
+@pytest.mark.regression
 def test_a_law_found_with_a_dominated_sum_is_shown_with_its_constant_snapped():
     """AI Feynman I.37.4 at 1 % noise (the benchmark's draw): the search's winner holds
     sqrt(x1 x2 / (x2 - 2.03e7)) times 9000, a constant fitted where only the ratio matters; without

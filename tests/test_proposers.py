@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from superpos.symreg.engine import Search
 from superpos.symreg.settings import FormulaSettings
@@ -341,7 +342,7 @@ def test_residual_proposer_searches_the_simplest_adequate_frame_first(shipped, f
                    + _pool_of(s, "c*x2*x4 + c*sqrt(x1) + c + c/x3") + _pool_of(s, "(x1 - x2*x4)/(c + c*x2 + c*x2**2)"))
     by_error = sorted(pool, key=lambda c: c.nmse_validation)
     assert len(by_error) == 4 and by_error[-1].size == min(c.size for c in pool)  # not a most accurate one
-    assert by_error[-1].nmse_validation <= residual._KNEE
+    assert by_error[-1].nmse_validation <= s.tuning.residual_knee
     cands = residual.ResidualProposer().propose(s, pool)
     assert cands and _best(cands).nmse_validation < 1e-10
 
@@ -412,6 +413,24 @@ def test_the_reductions_stop_once_the_law_is_found_with_simple_constants(shipped
     assert len(solved) == 1
 
 
+def test_a_settled_law_ends_the_reductions_only_with_simple_constants(shipped, fast):
+    """The constructed case of the regression test below: an exact law that holds at the edges
+    stops the reductions when its constants snap to simple numbers (3 / (4 pi)), not when a
+    constant stays free (0.07049382): another reduction may write that law with simple ones."""
+    from superpos.symreg.proposers.reductions import _found
+
+    X = np.random.default_rng(5).uniform(1, 3, (200, 2))
+    y = 3 / (4 * np.pi) * X[:, 0] * np.sqrt(X[:, 1])
+    s = _search(shipped, X, y, fast)
+    simple = _pool_of(s, "0.238732414637843*x1*sqrt(x2)")
+    assert s.settled(simple) and _found(s, simple)
+    z = 0.07049382 * X[:, 0] * X[:, 1]
+    s = _search(shipped, X, z, fast)
+    free = _pool_of(s, "0.07049382*x1*x2")
+    assert s.settled(free) and not _found(s, free)
+
+
+@pytest.mark.regression
 def test_the_reductions_go_on_past_a_settled_law_of_free_constants(shipped, monkeypatch):
     """AI Feynman II.6.15a: its first reduction is exact as sqrt(0.057 x4^2 + 0.057 x5^2) /
     (x1 x3^5) x2 x6, two free constants for (3 / (4 pi))^2; a later one writes the law with
@@ -445,6 +464,7 @@ def test_the_reduced_search_keeps_the_rows_where_the_factor_is_large(shipped, fa
     assert _steady_rows(s, narrow) is None
 
 
+@pytest.mark.regression
 def test_the_lorentz_law_of_a_ratio_is_found_at_noise_on_the_steadier_rows():
     """AI Feynman II.13.34, x1 x2 / sqrt(1 - x2^2 / x3^2), at 1 % noise (the honesty benchmark's
     sample and noise): its reduction x1 x3 g(x3 / x2) has a factor spanning 1.2 decades; searched
@@ -462,6 +482,7 @@ def test_the_lorentz_law_of_a_ratio_is_found_at_noise_on_the_steadier_rows():
     assert f.status == "law" and sympy.simplify(f.expr - x1 * x2 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr
 
 
+@pytest.mark.regression
 def test_an_affine_law_in_a_phase_is_fitted_at_noise():
     """AI Feynman test_2, x1 x2 (sqrt(1 + 2 x3^2 x4 / (x1 x2^2)) cos(x5 - x6) + 1) / x3^2, at 1 %
     noise: split on cos(x5 - x6), B solved on the rows where cos(x5 - x6) is large (the inverted

@@ -18,7 +18,8 @@ from superpos.symreg.laws import law_basis
 from superpos.symreg.pipeline import find_formula
 from superpos.symreg.selection import (_distinct, _worse_than_a_law, best_order, beyond_points, explodes,
                                       extrapolation_order, honest_order)
-from superpos.symreg.settings import ROUND_OFF, FormulaSettings
+from superpos.symreg.settings import FormulaSettings
+from superpos.symreg.tuning import TUNING
 from superpos.symreg.status import formula_status, smooth_gain
 
 B1 = Basis.default(1)
@@ -59,7 +60,7 @@ def test_code_length_prefers_the_law_to_a_longer_exact_twin():
     y = 2.0 * x[:, 0] + 1.0
     short = _cand("add(mul(c, x1), c)", [2.0, 1.0], 0.0)
     long_ = _cand("add(mul(c, x1), add(c, mul(c, sin(mul(c, x1)))))", [2.0, 1.0, 1e-9, 1.0], 0.0)
-    s2 = ROUND_OFF * np.var(y)
+    s2 = TUNING.round_off * np.var(y)
     a = code_length(short, short.constants, short.constants, B1, x, y, s2, False)
     b = code_length(long_, long_.constants, long_.constants, B1, x, y, s2, False)
     assert a.total < b.total and a.structure < b.structure
@@ -216,8 +217,8 @@ def test_precision_makes_rounded_lab_data_exact(square_sin, fast):
         with pytest.raises(SuperposError, match="precision"):
             FormulaSettings(precision=bad)
     s = FormulaSettings(precision=5e-5)
-    assert ROUND_OFF <= s.exact_threshold(y, 1) <= 1e-3
-    assert FormulaSettings().exact_threshold(y) == ROUND_OFF
+    assert TUNING.round_off <= s.exact_threshold(y, 1) <= TUNING.exact_cap
+    assert FormulaSettings().exact_threshold(y) == TUNING.round_off
 
 
 def test_a_fitted_power_counts_as_a_product_with_a_constant():
@@ -282,6 +283,7 @@ def test_a_lorentz_factor_at_noise_is_written_without_its_unit_constants():
     assert f.status == "law" and sympy.simplify(f.expr - x1 / sympy.sqrt(1 - x2**2 / x3**2)) == 0, f.expr
 
 
+@pytest.mark.regression
 def test_a_winner_written_with_its_units_is_snapped_as_the_candidate_it_writes():
     """AI Feynman II.11.27, x3 x4 / (1 / (x1 x2) - 1/3), at 1 % noise: the pool's
     c x3 x4 / (c + c / (x1 x2)) with its scale near 1 fixed wins written without it, and is
@@ -319,6 +321,7 @@ def test_written_forms_of_the_pool_join_the_front_with_their_own_errors():
     assert bad.nmse_validation > 10 * off.nmse_validation
 
 
+@pytest.mark.regression
 def test_a_lorentz_factor_of_a_ratio_ranked_low_on_one_split_reaches_the_finalists():
     """AI Feynman I.10.7, x1 / sqrt(1 - x2^2 / x3^2), at 1 % noise (the honesty benchmark's sample
     and noise): the law fitted with two constants near 1 ranked 34th on the one split, behind

@@ -121,7 +121,7 @@ def _collector_paused():
     """Python's cyclic garbage collector off while one data set is solved. The command ends
     within seconds and its objects are freed by reference counting; the collector's full
     passes over sympy's and numba's objects cost 0.15 s of a 1.4 s call on the example and
-    0.7 s of 3.3 s on a Feynman equation with 9 inputs, for no smaller peak memory (measured:
+    0.7 s of 3.3 s on a law of 9 inputs, for no smaller peak memory (measured:
     219 and 229 MB paused, 218 and 243 MB not). A batch keeps the collector: it runs for long."""
     was = gc.isenabled()
     gc.disable()

@@ -38,7 +38,7 @@ def generate(
     jobs: int = typer.Option(1, "--jobs", help="parallel workers"),
     shard_size: int = typer.Option(50_000, help="formulas per shard when OUTPUT is a folder"),
     offset_share: float = typer.Option(0.0, help="share of input ranges narrow and far from zero (offsets)"),
-    noisy_share: float = typer.Option(0.0, help="share of targets with SRBench noise (gamma 0.001, 0.01, 0.1)"),
+    noisy_share: float = typer.Option(0.0, help="share of noisy targets (y + N(0, gamma rms y), gamma 0.001, 0.01, 0.1)"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress display"),
 ) -> None:
     """Generate a corpus of random formulas and their data sets. An OUTPUT without the .npz

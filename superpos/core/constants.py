@@ -12,7 +12,7 @@ import sympy
 
 __all__ = ["simple_values", "pi_multiple", "number_code"]
 
-_IRRATIONALS = (  # powers of pi, then sqrt(2): test_2's sqrt(1 + 2 z) fits as sqrt(2) sqrt(1/2 + z)
+_IRRATIONALS = (  # powers of pi, then sqrt(2): sqrt(1 + 2 z) may fit as sqrt(2) sqrt(1/2 + z)
     (sympy.pi, np.pi),
     (1 / sympy.pi, 1 / np.pi),
     (sympy.pi**2, np.pi**2),

@@ -41,8 +41,8 @@ _FORMULA_SYNTAX = {ast.Attribute: "attribute access", ast.Subscript: "subscripts
                    ast.Compare: "comparisons", ast.BoolOp: "and/or", ast.IfExp: "if/else", ast.JoinedStr: "strings"}
 # limits: length, nesting, nested functions and roots (sympy's automatic simplification grows exponentially
 # with them), digits of an integer, |exponent|, |constant|, bits of an exact number and of all, seconds
-_MAX_TEXT, _MAX_DEPTH, _MAX_CALLS, _MAX_DIGITS, _MAX_EXPONENT = 2000, 100, 5, 30, 100
-_MAX_VALUE, _MAX_BITS, _MAX_TOTAL_BITS, _MAX_SECONDS = 1e300, 1100, 12000, 2.0
+_MAX_TEXT, _MAX_NESTING, _MAX_CALLS, _MAX_DIGITS, _MAX_EXPONENT = 2000, 100, 5, 30, 100
+_MAX_VALUE, _MAX_BITS, _MAX_TOTAL_BITS, _MAX_SYMPY_SECONDS = 1e300, 1100, 12000, 2.0
 _INFINITIES = (sympy.zoo, sympy.nan, sympy.oo, -sympy.oo)
 
 
@@ -69,7 +69,7 @@ class _FormulaReader:
         self.source, self.symbols, self.bits, self.numbers = "", symbols, 0.0, numbers or sympy.Float
         self.template, self.placeholders, self.constants = template, {}, 0
         self.shown = repr(text if len(text) <= 120 else text[:100] + "...")
-        self.deadline = time.perf_counter() + _MAX_SECONDS
+        self.deadline = time.perf_counter() + _MAX_SYMPY_SECONDS
 
     def fail(self, problem: str | None = None) -> SuperposError:
         what = "template" if self.template else "formula"
@@ -102,7 +102,7 @@ class _FormulaReader:
 
     def walk(self, node: ast.AST):
         if time.perf_counter() > self.deadline:
-            raise self.fail(f"more than {_MAX_SECONDS:g} s of sympy work (simplify it)")
+            raise self.fail(f"more than {_MAX_SYMPY_SECONDS:g} s of sympy work (simplify it)")
         if isinstance(node, ast.Constant):
             literal = ast.get_source_segment(self.source, node) or ""
             if type(node.value) not in (int, float) or not _FORMULA_NUMBER.fullmatch(literal):
@@ -245,8 +245,8 @@ def parse_formula(text: str, symbols: dict | None = None, numbers=None, template
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise reader.fail(f"a syntax error ({' '.join(str(getattr(exc, 'msg', 'unreadable')).split())})") from None
     depth, calls = _nesting(tree)
-    if depth > _MAX_DEPTH or calls > _MAX_CALLS:
-        raise reader.fail(f"nesting deeper than {_MAX_DEPTH} levels" if depth > _MAX_DEPTH else
+    if depth > _MAX_NESTING or calls > _MAX_CALLS:
+        raise reader.fail(f"nesting deeper than {_MAX_NESTING} levels" if depth > _MAX_NESTING else
                           f"functions and roots nested more than {_MAX_CALLS} deep")
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     for node in ast.walk(tree):

@@ -32,8 +32,8 @@ _VAR = re.compile(r"x([1-9][0-9]*)")
 _REQUIRED = ("name", "formula", "sampling_range")
 # limits on a benchmark file (users pass their own): problems, points, |range ends|, grid points per variable
 # and in all, points and values of one sample, file size, seconds to read the formulas
-_MAX_PROBLEMS, _MAX_N_POINTS, _MAX_ABS, _MAX_AXIS, _MAX_GRID = 10_000, 100_000, 1e40, 100_000, 1_000_000
-_MAX_SAMPLE, _MAX_VALUES, _MAX_FILE_BYTES, _MAX_SECONDS = 1_000_000, 10_000_000, 64 << 20, 60
+_MAX_PROBLEMS, _MAX_N_POINTS, _MAX_ABS, _MAX_AXIS, _MAX_SAMPLING_GRID = 10_000, 100_000, 1e40, 100_000, 1_000_000
+_MAX_SAMPLE, _MAX_VALUES, _MAX_FILE_BYTES, _MAX_READ_SECONDS = 1_000_000, 10_000_000, 64 << 20, 60
 
 
 def benchmark_folder() -> Path:
@@ -133,9 +133,9 @@ class Problem:
         if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= _MAX_SAMPLE):
             raise SuperposError(f"the number of points must be an integer between 1 and {_MAX_SAMPLE:,}, got {n!r}")
         rows = float(n if uniform else np.prod([_axis_size(r, n) for r in self.ranges], dtype=float))
-        if rows > _MAX_GRID or rows * len(self.ranges) > _MAX_VALUES:
+        if rows > _MAX_SAMPLING_GRID or rows * len(self.ranges) > _MAX_VALUES:
             raise SuperposError(f"problem {self.name!r}: {rows:,.0f} points of {len(self.ranges)} variables are too "
-                                f"many (at most {_MAX_GRID:,} points and {_MAX_VALUES:,} values)")
+                                f"many (at most {_MAX_SAMPLING_GRID:,} points and {_MAX_VALUES:,} values)")
         if uniform:
             X = np.column_stack([_drawn(r, n, rng) for r in self.ranges])
         else:
@@ -199,8 +199,8 @@ def _problem(path: Path, line: int, row: dict, source: str) -> Problem:
                                 f"got {n_pts[:40]!r}")
         n = int(n_pts) if n_pts != "-" else 0
         grid = np.prod([_axis_size(r, n or 1) for r in ranges], dtype=float)
-        if any(r[0] == "E" for r in ranges) and grid > _MAX_GRID:
-            raise SuperposError(f"the sampling grid has more than {_MAX_GRID:,} points")
+        if any(r[0] == "E" for r in ranges) and grid > _MAX_SAMPLING_GRID:
+            raise SuperposError(f"the sampling grid has more than {_MAX_SAMPLING_GRID:,} points")
     except SuperposError as exc:
         raise SuperposError(f"{where}: {exc}") from None
     return Problem(name, formula, m, ranges, n, source)
@@ -217,10 +217,10 @@ def load_problems(name: str = "nguyen", folder=None, names=None) -> list[Problem
     if not path.is_file():
         raise SuperposError(f"no benchmark set {name!r} in {folder} (available: {', '.join(available_problem_sets(folder))})")
     source, header, rows = _read_rows(path)
-    out, seen, deadline = [], {}, time.perf_counter() + _MAX_SECONDS
+    out, seen, deadline = [], {}, time.perf_counter() + _MAX_READ_SECONDS
     for line, cells in rows:
         if time.perf_counter() > deadline:  # each formula takes parse_formula at most 2 s, most a millisecond
-            raise SuperposError(f"{path}: reading its formulas took more than {_MAX_SECONDS} s (line {line})")
+            raise SuperposError(f"{path}: reading its formulas took more than {_MAX_READ_SECONDS} s (line {line})")
         p = _problem(path, line, {c: cells[k] if k < len(cells) else "" for c, k in header.items()}, source)
         if p.name in seen:
             raise SuperposError(f"{path} line {line}: the problem name {p.name[:60]!r} is also on line {seen[p.name]}")

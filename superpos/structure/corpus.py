@@ -163,7 +163,7 @@ def generate_corpus(basis: Basis, n_formulas: int, *, random_state=None, max_dep
     up to constant values) takes more than ``max_skeleton_share`` of the corpus, so
     that c*x1, the limit of many random trees, does not dominate. ``offset_share`` of the
     input ranges are narrow and far from zero, ``noisy_share`` of the targets noisy at
-    SRBench's levels (:mod:`.prior`). Work is split in
+    the levels of :data:`~superpos.structure.prior.NOISE_LEVELS`. Work is split in
     chunks of fixed seeds, so the result depends on ``random_state`` only, not on
     ``n_jobs``. ``progress(done, total)`` is called as formulas are accepted.
     For corpora too large for memory, :func:`write_corpus` streams the same formulas to disk.

@@ -42,8 +42,8 @@ _TRANSFORMS = (
 
 _N_FFT = 6
 _MIN_GRID = 2 * _N_FFT
-_MAX_GRID = 1024
-_MAX_VARIABLES = 64
+_MAX_CURVE_GRID = 1024
+_MAX_MODEL_VARIABLES = 64
 
 
 def slog(v):
@@ -111,11 +111,11 @@ class DatasetFeatures(ParamsMixin):
         return tags
 
     def _check_params(self) -> None:
-        if not (isinstance(self.n_grid, (int, np.integer)) and _MIN_GRID <= self.n_grid <= _MAX_GRID):
-            raise SuperposError(f"n_grid must be an integer in [{_MIN_GRID}, {_MAX_GRID}] (the curve's "
+        if not (isinstance(self.n_grid, (int, np.integer)) and _MIN_GRID <= self.n_grid <= _MAX_CURVE_GRID):
+            raise SuperposError(f"n_grid must be an integer in [{_MIN_GRID}, {_MAX_CURVE_GRID}] (the curve's "
                                 f"{_N_FFT} Fourier magnitudes need {_MIN_GRID} points), got {self.n_grid!r}")
-        if not (isinstance(self.max_variables, (int, np.integer)) and 1 <= self.max_variables <= _MAX_VARIABLES):
-            raise SuperposError(f"max_variables must be an integer in [1, {_MAX_VARIABLES}], got {self.max_variables!r}")
+        if not (isinstance(self.max_variables, (int, np.integer)) and 1 <= self.max_variables <= _MAX_MODEL_VARIABLES):
+            raise SuperposError(f"max_variables must be an integer in [1, {_MAX_MODEL_VARIABLES}], got {self.max_variables!r}")
 
     def _variable_names(self) -> list[str]:
         """The names of one variable's block: the one definition of its width."""

@@ -9,7 +9,7 @@ Input points are uniform in a random range per variable. Rejected: non-finite ta
 Two options bring measured data's habits into the prior (both off by default, so older
 corpora regenerate unchanged): ``offset_share`` of the ranges are narrow and far from zero
 (kelvin, not degrees C: [lo, lo (1 + U(0.1, 0.6))], lo ~ U(1.5, 7)), and ``noisy_share`` of
-the targets carry SRBench's noise, y + N(0, gamma rms(y)) with gamma drawn from
+the targets carry additive noise, y + N(0, gamma rms(y)) with gamma drawn from
 ``NOISE_LEVELS``; the label stays the noiseless law.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ CANONICAL_SECONDS = 2.0
 for minutes and stalled the corpus; ordinary draws take milliseconds)."""
 
 NOISE_LEVELS = (0.001, 0.01, 0.1)
-"""SRBench's noise levels gamma: y + N(0, gamma * rms(y)) (La Cava et al. 2021)."""
+"""Noise levels gamma: y + N(0, gamma * rms(y)), the convention of La Cava et al. (2021)."""
 
 _PROBE = np.array([-2.3, -1.1, -0.4, 0.37, 0.9, 1.7, 2.9])
 

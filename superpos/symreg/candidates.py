@@ -47,9 +47,9 @@ POWER_COST = 3
 """Complexity of a fitted power |u|^a beside its argument u: what c u costs (mul, c and the
 constant; in PySR's count the power node, its exponent and the constant). Written
 exp(mul(c, log(u))) a power holds four nodes and its constant (5), the native ``powc`` one node
-and its constant (2); both count this (:func:`power_saving`). At 2 a Weibull sigmoid
-c0 + c1 exp(c2 x^c3) came out one shorter than the logistic c0 + c1 tanh(c2 x + c3) of the same
-four constants, and at 1 % noise took the logistic's place, 16 % worse held out."""
+and its constant (2); both count this (:func:`power_saving`). A definition of the complexity
+measure every candidate carries (not a threshold of the tuning record: a candidate has no
+settings); benchmarks/decisions.md tells why it is 3."""
 
 
 def fitted_powers(tree, basis_names: tuple) -> int:

@@ -13,7 +13,7 @@ power of its own inputs), the whole fitted by least squares and refitted without
 the points it fits worst (near a pole of g, log|y| has outliers),
 and the splits ranked by BIC (n log(SSE / n) + p log n; the one with fewer free columns wins
 a near tie). The exponents are rounded to halves (to integers for an input with negative
-values). This is AI Feynman's multiplicative separability (Udrescu & Tegmark 2020) tested on
+values). This is the multiplicative separability of Udrescu & Tegmark (2020) tested on
 the data by a regression instead of on a fitted surrogate.
 
 Other laws depend on several inputs only through one dimensionless group, a monomial z =
@@ -26,12 +26,12 @@ column left out.
 
 Others read a pair of inputs only through their difference or their sum (cos(x3 - x4), (x2 - x1)^2 +
 (x4 - x3)^2): :func:`~superpos.symreg.translations.translations` finds such pairs from the
-gradients of a polynomial surrogate, AI Feynman's translational symmetry.
+gradients of a polynomial surrogate, the translational symmetry of Udrescu & Tegmark.
 
 Any of these gives the structure model a data set it knows, (z, y / prod w^a) with at most 3
 inputs z (a :class:`Reduction`), and :meth:`Reduction.compose` writes each g it finds back as a
 tree over every input; :func:`reductions` picks those worth a search. Each is proposed only
-where its fit describes the data (``_EXPLAINED``; the surrogate of the translations): on noisy tables more
+where its fit describes the data (``reduction_explained``; the surrogate of the translations): on noisy tables more
 candidates only add chances for a spurious winner.
 
 Modules: :mod:`~superpos.symreg.reduction` (the :class:`Reduction` and the shared log fits),
@@ -47,22 +47,17 @@ import numpy as np
 
 from .groups import index_beside, single_index, smooth_in, smooth_index
 from .pairs import combined_pair
-from .reduction import (_EXPLAINED, _MAX_EXPONENT, Reduction, _audible, _cubic, _explains, _logs, _rounded,
-                        _trimmed_lstsq)
+from .reduction import Reduction, _audible, _cubic, _explains, _logs, _rounded, _trimmed_lstsq
 from .translations import translations
+from .tuning import TUNING, Tuning
 
 __all__ = ["Reduction", "monomial_splits", "single_index", "index_beside", "smooth_index", "smooth_in",
            "translations", "reductions"]
 
-_SIGNED = 0.999
-"""A split whose g changes sign is proposed only where a cubic (with 1/x and log|x|) in its
-inner inputs explains this share of the variance of y / prod x_O^a: clean laws only."""
-
-
-def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndarray) -> float | None:
+def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndarray, share: float) -> float | None:
     """BIC of r = y / prod x_O^a fitted in its own units by a cubic in the standardised x_S,
-    1/x_j (inputs of one sign) and log|x_j| (no zero) of S; None unless it explains
-    ``_SIGNED`` of the variance of r."""
+    1/x_j (inputs of one sign) and log|x_j| (no zero) of S; None unless it explains ``share``
+    (``decompose_signed_explained``: clean laws only) of the variance of r."""
     n = X.shape[0]
     cols = [np.ones(n)] + _cubic(Z[:, list(inner)])
     with np.errstate(all="ignore"):
@@ -74,12 +69,13 @@ def _signed_fit(X: np.ndarray, Z: np.ndarray, inner: tuple[int, ...], r: np.ndar
     rs = (r - r.mean()) / np.std(r)
     coef, *_ = np.linalg.lstsq(B, rs, rcond=None)
     sse = float(np.sum((rs - B @ coef) ** 2))
-    if not (np.isfinite(sse) and _explains(sse, float(n), n, B.shape[1], _SIGNED)):
+    if not (np.isfinite(sse) and _explains(sse, float(n), n, B.shape[1], share)):
         return None
     return n * np.log(max(sse, 1e-300) / n) + B.shape[1] * np.log(n)
 
 
-def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2) -> list[Reduction]:
+def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 2,
+                    tuning: Tuning = TUNING) -> list[Reduction]:
     """The ``limit`` best splits of y into a monomial of some inputs times a function of at
     most ``max_inner`` others, best (lowest BIC) first, on the points where |y| is not quiet
     (:func:`_audible`); none with fewer than 20 points. An input with a zero can only be
@@ -89,9 +85,9 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
     A g that changes sign (sin x4, log(x5 / x4), 1/x4 - 1/x3) leaves log|y| with a tail of
     outliers at its zeros that fails the test on log|y|; where no split passes it, the
     exponents of the trimmed log fit are kept and the split is tested on y / prod x_O^a in
-    its own units instead (:func:`_signed_fit`, a stricter ``_SIGNED``), and those splits
-    are ranked by that fit's BIC."""
-    X, y = _audible(X, y)
+    its own units instead (:func:`_signed_fit`, a stricter ``decompose_signed_explained``), and
+    those splits are ranked by that fit's BIC. Exponents beyond ``max_law_exponent`` are no law's."""
+    X, y = _audible(X, y, tuning)
     n, m = X.shape
     found_logs = _logs(X, y)
     if found_logs is None or m <= 1:
@@ -110,23 +106,23 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
             outer = [j for j in range(m) if j not in inner and j in logs]
             A = np.column_stack([np.ones(n)] + [logs[j] for j in outer] + _cubic(Z[:, list(inner)])
                                 + [logs[j] for j in inner if j in logs])
-            fitted = _trimmed_lstsq(A, ly)
+            fitted = _trimmed_lstsq(A, ly, tuning)
             if fitted is None:
                 continue
             coef, keep, sse = fitted
             factor = np.zeros(m)
             factor[outer] = [_rounded(a, X[:, j]) for j, a in zip(outer, coef[1:1 + len(outer)])]
-            if not factor.any() or np.max(np.abs(factor)) > _MAX_EXPONENT:
+            if not factor.any() or np.max(np.abs(factor)) > tuning.max_law_exponent:
                 continue
             unit = tuple(tuple(float(j == i) for j in range(m)) for i in inner)
             k = int(keep.sum())
-            if _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], _EXPLAINED):
+            if _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], tuning.reduction_explained):
                 bic = k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
                 found.append(Reduction(unit, tuple(float(a) for a in factor), float(bic)))
             elif not found:
                 split = Reduction(unit, tuple(float(a) for a in factor), 0.0)
                 with np.errstate(all="ignore"):
-                    bic = _signed_fit(X, Z, inner, y / split.factor(X))
+                    bic = _signed_fit(X, Z, inner, y / split.factor(X), tuning.decompose_signed_explained)
                 if bic is not None:
                     signed.append(replace(split, score=float(bic)))
     found.sort(key=lambda r: (r.score, len(r.inner)))
@@ -138,7 +134,8 @@ def monomial_splits(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int
     return out[:limit]
 
 
-def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3) -> list[Reduction]:
+def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3,
+               tuning: Tuning = TUNING) -> list[Reduction]:
     """The reductions worth a search of the structure model, at most ``limit``, in this
     order: the best monomial split, a group beside one input (else the single-index
     reduction, else the smooth index), the data in the differences (or sums) of the inputs
@@ -146,30 +143,30 @@ def reductions(X: np.ndarray, y: np.ndarray, max_inner: int = 3, limit: int = 3)
     their best monomial split), the second monomial split; where none of those is found, the
     pair of inputs read through one combination (:func:`_paired`; each reduction costs a search
     of the model, and the least specific test is spent only where nothing else reduces the data)."""
-    splits = monomial_splits(X, y, max_inner, limit=2)
-    out = splits[:1] + (index_beside(X, y) or single_index(X, y) or smooth_index(X, y))
-    P = translations(X, y)
+    splits = monomial_splits(X, y, max_inner, limit=2, tuning=tuning)
+    out = splits[:1] + (index_beside(X, y, tuning) or single_index(X, y, tuning) or smooth_index(X, y, tuning))
+    P = translations(X, y, tuning)
     if P is not None:
-        out += _in_linear(X, y, P, max_inner)
+        out += _in_linear(X, y, P, max_inner, tuning)
     out += splits[1:]
-    return (out or _paired(X, y, max_inner))[:limit]
+    return (out or _paired(X, y, max_inner, tuning))[:limit]
 
 
-def _in_linear(X: np.ndarray, y: np.ndarray, P: tuple, max_inner: int) -> list[Reduction]:
+def _in_linear(X: np.ndarray, y: np.ndarray, P: tuple, max_inner: int, tuning: Tuning) -> list[Reduction]:
     """The data in w = P x: w itself where few enough, else its best monomial split."""
     W = X @ np.array(P).T
     if W.shape[1] <= max_inner:
         return [Reduction(tuple(tuple(float(k == j) for k in range(W.shape[1])) for j in range(W.shape[1])),
                           (0.0,) * W.shape[1], 0.0, P)]
-    return [replace(r, linear=P) for r in monomial_splits(W, y, max_inner, limit=1)]
+    return [replace(r, linear=P) for r in monomial_splits(W, y, max_inner, limit=1, tuning=tuning)]
 
 
-def _paired(X: np.ndarray, y: np.ndarray, max_inner: int) -> list[Reduction]:
+def _paired(X: np.ndarray, y: np.ndarray, max_inner: int, tuning: Tuning) -> list[Reduction]:
     """The data with the pair of inputs y reads through one combination
     (:func:`~superpos.symreg.pairs.combined_pair`) replaced by it: a difference or sum as a
     translation's linear map, a product or ratio as a monomial group beside the other inputs
     (their best monomial split where they are too many, its exponents over w mapped back to x)."""
-    pair = combined_pair(X, y)
+    pair = combined_pair(X, y, tuning)
     if pair is None:
         return []
     i, j, op = pair
@@ -178,7 +175,7 @@ def _paired(X: np.ndarray, y: np.ndarray, max_inner: int) -> list[Reduction]:
     units = [tuple(float(k == r) for k in range(m)) for r in rest]
     if op in "+-":
         row = tuple(float(k == i) + (1.0 if op == "+" else -1.0) * float(k == j) for k in range(m))
-        return _in_linear(X, y, (row,) + tuple(units), max_inner)
+        return _in_linear(X, y, (row,) + tuple(units), max_inner, tuning)
     row = tuple(float(k == i) + (1.0 if op == "*" else -1.0) * float(k == j) for k in range(m))
     M = np.array((row,) + tuple(units))
     if M.shape[0] <= max_inner:
@@ -187,4 +184,4 @@ def _paired(X: np.ndarray, y: np.ndarray, max_inner: int) -> list[Reduction]:
         W = np.column_stack([pair.values(X)] + [X[:, r] for r in rest])
     return [Reduction(tuple(tuple(float(a) + 0.0 for a in np.array(e) @ M) for e in r.inner),
                       tuple(float(a) + 0.0 for a in np.array(r.factor_exponents) @ M), r.score)
-            for r in monomial_splits(W, y, max_inner, limit=1)]
+            for r in monomial_splits(W, y, max_inner, limit=1, tuning=tuning)]

@@ -1,13 +1,12 @@
 """Edge validation: does a formula hold beyond the points that fixed its constants?
 
-For each input, the points of its largest values (:data:`EDGE_SHARE` of them), then those of
+For each input, the points of its largest values (``edge_share`` of them), then those of
 its least, are held out as an edge; the formula's constants are refitted on the rest, and the
 refit is scored on the edge. A law refitted on the interior predicts the edge as well as it
 fits (to the data's precision, or to the noise and its constants' uncertainty); a curve fit
 does not: a
 polynomial or a sum of 15 library terms can fit 200 points of a smooth function to 1e-18
-of its variance and still go wrong a step beyond them (AI Feynman III.14.14's expansion
-fits to round-off and has R^2 -5 a quarter of the range out). The status
+of its variance and still go wrong a step beyond them. The status
 (:func:`~superpos.symreg.status.formula_status`) asks it of ``exact`` and ``law``.
 """
 from __future__ import annotations
@@ -17,49 +16,17 @@ import numpy as np
 from ..core.numeric import error_scale
 from ..core.tree import evaluate
 from .fitting import jacobian, refit_constants
+from .tuning import TUNING, Tuning
 
-__all__ = ["EDGE_SHARE", "EDGE_RATIO", "EDGE_FLOOR", "edge_splits", "edge_errors", "edge_floor", "holds_at_edges"]
+__all__ = ["edge_splits", "edge_errors", "edge_floor", "holds_at_edges"]
 
-EDGE_SHARE = 0.15
-"""The share of the points held out as one edge."""
-
-EDGE_RATIO = 4.0
-"""A law's error on each edge after the interior refit is at most this many times what a right
-formula makes there: its interior error, or its noise plus its predictions' variance on the
-edge (:func:`edge_errors`), plus :data:`EDGE_FLOOR`. Under a right formula with noise the
-ratio is F-distributed (30 against 170 points: below 2.2 at 0.1 %), a little more for the
-largest of 2m edges; an expansion's goes to tens or millions."""
-
-_SHARED = 10.83 / 4.0
-"""The prediction variance's weight in the edge error a right formula makes: the 0.1 % quantile of
-chi-square with one degree of freedom over :data:`EDGE_RATIO`. The constants' error is one
-draw shared by all the edge's points, not averaged over them as the noise is: a stretched
-exponential at 1 % noise, refitted without its 15 % smallest x, missed them by 2.6 standard
-errors of its amplitude, 4.7 times sigma^2 (1 + h); a power law with an offset over decades by
-4.04 times."""
-
-EDGE_FLOOR = 1e-20
-"""Normalised edge error that always passes: float64 round-off of a refit (exact laws of AI
-Feynman measured 1e-31 to 2e-30), far below an expansion that fits to round-off in the
-interior (1e-14 to 1e-11 on its edges). For data written with fewer digits the floor is the
-error their rounding makes (:func:`edge_floor`)."""
-
-_DEFINED = 0.8
-"""The edge error is taken over the edge points where the refitted formula is defined, when
-they are at least this share: a law with a domain (asin(c z) for z up to 1, refitted on the
-interior with c 0.3 % larger under noise) is undefined at a few edge points, not wrong there."""
-
-_MIN_POINTS = 20
-"""Below this many points the test abstains (a formula holds)."""
-
-
-def edge_splits(X: np.ndarray, share: float = EDGE_SHARE) -> list[tuple[np.ndarray, np.ndarray]]:
-    """[(interior rows, edge rows)]: for each input that varies, its ``share`` of largest and of
-    least values as two edges (ties by row), the rest the interior. Empty below
-    :data:`_MIN_POINTS` points."""
+def edge_splits(X: np.ndarray, tuning: Tuning = TUNING) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[(interior rows, edge rows)]: for each input that varies, its ``edge_share`` of largest and
+    of least values as two edges (ties by row), the rest the interior. Empty below
+    ``edge_min_points`` points."""
     n = X.shape[0]
-    k = int(round(share * n))
-    if n < _MIN_POINTS or k < 1:
+    k = int(round(tuning.edge_share * n))
+    if n < tuning.edge_min_points or k < 1:
         return []
     out = []
     for j in range(X.shape[1]):
@@ -74,7 +41,7 @@ def edge_splits(X: np.ndarray, share: float = EDGE_SHARE) -> list[tuple[np.ndarr
 
 
 def edge_errors(tree, basis, X: np.ndarray, y: np.ndarray, constants, max_iter: int, seed: int,
-                splits: list | None = None) -> np.ndarray:
+                splits: list | None = None, tuning: Tuning = TUNING) -> np.ndarray:
     """(edges, 3): per edge of :func:`edge_splits` (pass ``splits`` to reuse them across
     formulas), with the constants refitted on the interior (from ``constants``), the normalised
     errors (by the variance of all of y) on the interior and on the edge, and the edge error a
@@ -82,8 +49,10 @@ def edge_errors(tree, basis, X: np.ndarray, y: np.ndarray, constants, max_iter: 
     its predictions on the edge, sigma^2 h_i with h_i = J_i (J^T J)^-1 J_i^T the edge point's
     leverage under the interior's Jacobian J (a power law over decades, refitted without its
     largest values, extrapolates with the uncertainty of its exponents), that one weighted by
-    :data:`_SHARED`."""
-    splits = edge_splits(X) if splits is None else splits
+    ``edge_shared_weight``. The error is taken over the edge points where the refitted formula
+    is defined, when they are at least ``edge_defined`` of them: a law with a domain is
+    undefined at a few edge points, not wrong there."""
+    splits = edge_splits(X, tuning) if splits is None else splits
     constants = np.asarray(constants, dtype=np.float64)
     scale = error_scale(y)
     out = np.empty((len(splits), 3))
@@ -95,9 +64,9 @@ def edge_errors(tree, basis, X: np.ndarray, y: np.ndarray, constants, max_iter: 
             r = y - evaluate(tree, basis, X, c)
             e_in = float(np.mean(r[inner] ** 2))
             ok = np.isfinite(r[edge])  # undefined beyond a domain is not exploding: asin(c z), z near 1
-            e_edge = float(np.mean(r[edge][ok] ** 2)) if ok.mean() >= _DEFINED else np.inf
+            e_edge = float(np.mean(r[edge][ok] ** 2)) if ok.mean() >= tuning.edge_defined else np.inf
             s2 = float(r[inner] @ r[inner]) / max(inner.size - c.size, 1)
-        out[s] = e_in / scale, e_edge / scale, s2 * (1.0 + _SHARED * _leverage(tree, basis, X, c, inner, edge)) / scale
+        out[s] = e_in / scale, e_edge / scale, s2 * (1.0 + tuning.edge_shared_weight * _leverage(tree, basis, X, c, inner, edge)) / scale
     out[~np.isfinite(out)] = np.inf
     return out
 
@@ -122,19 +91,20 @@ def _leverage(tree, basis, X: np.ndarray, c: np.ndarray, inner: np.ndarray, edge
     return float(np.mean(np.sum((J[edge] / safe) * B.T, axis=1)))
 
 
-def edge_floor(precision: float | None, exact_below: float) -> float:
-    """The edge error that always passes: :data:`EDGE_FLOOR` for data at float64 precision
+def edge_floor(precision: float | None, exact_below: float, tuning: Tuning = TUNING) -> float:
+    """The edge error that always passes: ``edge_floor`` for data at float64 precision
     (``precision`` None), else the error that rounding the data makes (``exact_below``):
     relative rounding errs more where the values are larger, often at an edge (seven-digit
     x^2 + sin x on [-3, 3]: 4.2x more on an edge than inside)."""
-    return EDGE_FLOOR if precision is None else float(exact_below)
+    return tuning.edge_floor if precision is None else float(exact_below)
 
 
-def holds_at_edges(errors: np.ndarray, floor: float = EDGE_FLOOR) -> bool:
+def holds_at_edges(errors: np.ndarray, floor: float | None = None, tuning: Tuning = TUNING) -> bool:
     """Whether the errors of :func:`edge_errors` are a law's: on every edge the error at most
-    :data:`EDGE_RATIO` times what a right formula would make there (the interior's error, or
+    ``edge_ratio`` times what a right formula would make there (the interior's error, or
     its noise plus the prediction variance on the edge, whichever is larger) plus ``floor``
-    (:func:`edge_floor`; true with no edges)."""
+    (:func:`edge_floor`, ``edge_floor`` by default; true with no edges)."""
+    floor = tuning.edge_floor if floor is None else floor
     errors = np.asarray(errors, dtype=np.float64).reshape(-1, 3)
     expected = np.maximum(errors[:, 0], errors[:, 2])
-    return bool(np.all(errors[:, 1] <= EDGE_RATIO * expected + floor))
+    return bool(np.all(errors[:, 1] <= tuning.edge_ratio * expected + floor))

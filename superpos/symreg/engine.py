@@ -38,10 +38,6 @@ from .units import decade_scales, to_user_units
 
 __all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "model_basis_over", "MODEL_SCORED"]
 
-MODEL_POINTS = 200
-"""The structure model sees at most this many points: its corpus has data sets of 20-200
-points, and features such as log n and the curve's smoothing window depend on n."""
-
 MODEL_SCORED = frozenset({"model", "search", "reduction"})
 """Sources whose candidates carry the structure model's log-likelihood (the others get a floor
 below every model candidate, so that they win only on the data)."""
@@ -168,7 +164,8 @@ class Search:
         ctx = plan.top(settings.template) if context is None else plan.contexts[context]
         only = None if settings.proposers is None or settings.template is not None else frozenset(settings.proposers)
         basis = model_basis_over(model, X.shape[1])
-        shown = selection_sample(X, y, MODEL_POINTS, rng)  # the size of data set the model was trained on
+        # the size of data set the model was trained on: its features (log n, the curve's smoothing window) depend on n
+        shown = selection_sample(X, y, settings.tuning.model_points, rng)
         points = Points.split(X, y, settings.validation_fraction, rng, settings.cross_validate_below)
         deadline = None if settings.time_limit is None else time.perf_counter() + float(settings.time_limit)
         effort = Effort(settings.max_fits, deadline)
@@ -186,6 +183,11 @@ class Search:
     @property
     def n_inputs(self) -> int:
         return int(self.points.X.shape[1])
+
+    @property
+    def tuning(self):
+        """The thresholds of the search (:class:`~superpos.symreg.tuning.Tuning`), the settings'."""
+        return self.settings.tuning
 
     @property
     def rtol(self) -> float:
@@ -214,7 +216,8 @@ class Search:
         if key not in held:
             s = self.settings
             held[key] = holds_at_edges(edge_errors(c.tree, self.work, self.X, self.y, c.constants, s.lm_iterations,
-                                                   self.seed), edge_floor(s.precision, self.exact_below))
+                                                   self.seed, tuning=s.tuning),
+                                       edge_floor(s.precision, self.exact_below, s.tuning), s.tuning)
         return held[key]
 
     # ------------------------------------------------------------------ services
@@ -314,7 +317,7 @@ class Search:
     def decade(self, points: Points | None = None) -> tuple[np.ndarray, int]:
         """(k_x, k_y): the powers of ten that bring the data into the decade the model knows."""
         points = self.points if points is None else points
-        return decade_scales(points.X, points.y)
+        return decade_scales(points.X, points.y, self.tuning)
 
     def solve(self, context: str, X: np.ndarray, y: np.ndarray, pieces: int = 1, basis: Basis | None = None,
               work: Basis | None = None, rows: np.ndarray | None = None) -> list[Candidate]:

@@ -8,21 +8,11 @@ from itertools import combinations_with_replacement, product
 
 import numpy as np
 
-from .reduction import (_MAX_EXPONENT, Reduction, _audible, _both_signs, _cubic, _logs, _rounded, _trimmed_fit,
-                        _trimmed_lstsq)
+from .reduction import Reduction, _audible, _both_signs, _cubic, _logs, _rounded, _trimmed_fit, _trimmed_lstsq
+from .tuning import TUNING, Tuning
 
 __all__ = ["single_index", "index_beside", "smooth_index", "smooth_in"]
 
-_GRID_INPUTS = 4
-"""Over at most this many inputs the groups of exponents -1, 0, 1 are tried beside the Hessian's
-(36 groups at 4 inputs, one or two least-squares fits each)."""
-
-
-_BIC_TIE = 2.0
-"""Groups whose log fits' BIC are within this of the least are alike to the data (a difference
-below 2 is "not worth more than a bare mention", Kass & Raftery 1995): the one of fewest
-fractional exponents, then of the smallest, is kept (x1 / (x2 x3) under an asin at 1 % noise
-came out x1 / (x2^1.5 x3), 0.25 lower)."""
 
 
 def _sparsity(a: np.ndarray) -> tuple[int, float]:
@@ -38,25 +28,25 @@ def _oriented(b: np.ndarray, X: np.ndarray) -> np.ndarray:
     return -b if np.any(b[mixed] < 0) and not np.any(b[mixed] > 0) else b
 
 
-def _group_exponents(v: np.ndarray, X: np.ndarray) -> list[np.ndarray]:
+def _group_exponents(v: np.ndarray, X: np.ndarray, tuning: Tuning) -> list[np.ndarray]:
     """Rounded exponent vectors b for the direction v (largest entry 1) of a dimensionless
     group: v rounded to halves, and to integers (noise bends the Hessian: v/c can come out
     as (-0.7, 1)), and so v divided by each of its entries of magnitude 0.2-0.9 (a group
     whose smallest exponent is a quarter of its largest); those with at least 2 inputs and no
-    exponent beyond ``_MAX_EXPONENT``, each signed so that its last exponent of largest
+    exponent beyond ``max_law_exponent``, each signed so that its last exponent of largest
     magnitude is positive (v / c, not c / v by chance), but for :func:`_oriented`."""
     out: list[np.ndarray] = []
     units = [v] + [v / v[j] for j in np.argsort(-np.abs(v)) if 0.2 <= abs(v[j]) < 0.9]  # (2, 2, -1, -2, -4) / 4
     for b in [np.array([_rounded(a, X[:, j]) for j, a in enumerate(u)]) for u in units] + [np.round(u) for u in units]:
         top = np.flatnonzero(np.abs(b) == np.abs(b).max())[-1]
         b = _oriented(-b if b[top] < 0 else b, X)  # one orientation whatever the eigenvector's sign
-        if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= _MAX_EXPONENT
+        if (np.count_nonzero(b) >= 2 and np.max(np.abs(b)) <= tuning.max_law_exponent
                 and not any(np.array_equal(b, c) for c in out)):
             out.append(b)
     return out
 
 
-def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+def single_index(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> list[Reduction]:
     """y = prod x^a * g(z) with one monomial z = prod x^b of several inputs (x1 exp(-x2 x3 /
     (x4 x5)), x1 / sqrt(1 - x2^2 / x3^2)): b from the quadratic fit of log|y| on u = log|x|,
     whose Hessian G''(b.u) b b^T has rank one (the leading eigenvector, scaled to a largest
@@ -64,13 +54,13 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     without 1/z (x1 exp(-1/z) needs it; in c (z^2 + 1) it bends a), each made as sparse as a +
     t b allows (z^t can move into g), and the one of those and a = 0 kept that leaves log|y| -
     a.u most a function of z; b rounded several ways (:func:`_group_exponents`), the one whose
-    second fit has the lower BIC kept (among fits within :data:`_BIC_TIE` of the least, the one
-    of fewest fractional exponents, then of the smallest); over at most :data:`_GRID_INPUTS` inputs every b of
+    second fit has the lower BIC kept (among fits within ``group_bic_tie`` of the least, the one
+    of fewest fractional exponents, then of the smallest); over at most ``group_grid_inputs`` inputs every b of
     entries -1, 0, 1 is tried the same way as well (log|y| may be no quadratic in u, as
     exp(-z^2 / 2) / x1 with z = x2 / x1 over a decade of z, or one bent by the points near a zero
     of an input of both signs: z = (x2 - x3) / x1 came out (1, -2.5)). At most one reduction;
     none when b keeps fewer than 2 inputs or an input has a zero. Quiet points left out (:func:`_audible`)."""
-    quadratic = _log_quadratic(X, y, 2)
+    quadratic = _log_quadratic(X, y, 2, tuning)
     if quadratic is None:
         return []
     X, ly, U, H = quadratic
@@ -79,8 +69,8 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     if H is not None:
         w, V = np.linalg.eigh(H)
         v = V[:, int(np.argmax(np.abs(w)))]
-        groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X)
-    if m <= _GRID_INPUTS:  # log|y| no quadratic in log|x|, or one bent by points near a zero of an
+        groups = _group_exponents(v / v[int(np.argmax(np.abs(v)))], X, tuning)
+    if m <= tuning.group_grid_inputs:  # log|y| no quadratic in log|x|, or one bent by points near a zero of an
         # input of both signs (exp(-z^2 / 2) / x1, z = x2 / x1): each small group as well
         groups += [_oriented(np.array(b, dtype=np.float64), X) for b in product((-1, 0, 1), repeat=m)
                    if np.count_nonzero(b) >= 2 and b[np.flatnonzero(b)[-1]] > 0]
@@ -93,14 +83,14 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
             continue
         zs = (z - z.mean()) / np.std(z)
         inverse = [1.0 / z] if np.all(z > 0) or np.all(z < 0) else []  # exp(-1/z) as well as exp(-z)
-        fits = [f for f in (_trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + extra), ly)
+        fits = [f for f in (_trimmed_fit(np.column_stack([np.ones(n), U] + _cubic(zs) + extra), ly, tuning)
                             for extra in ([], inverse)[:1 + bool(inverse)]) if f is not None]
         if fits:
             tried.append((b, min(f[1] for f in fits), [f[0] for f in fits], zs, inverse))
     if not tried:
         return []
     least = min(t[1] for t in tried)
-    b, bic, coefs, zs, inverse = min((t for t in tried if t[1] <= least + _BIC_TIE),
+    b, bic, coefs, zs, inverse = min((t for t in tried if t[1] <= least + tuning.group_bic_tie),
                                      key=lambda t: (int(np.sum(t[0] != np.round(t[0]))), float(np.abs(t[0]).sum()), t[1]))
     G = np.column_stack([np.ones(n)] + _cubic(zs) + inverse)
     options = []
@@ -117,23 +107,23 @@ def single_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         options.append(shifted if np.count_nonzero(shifted) < np.count_nonzero(rounded) else rounded)
     options.append(np.zeros(m))
     # the a that leaves log|y| - a.u most a function of z alone (1/z among its columns)
-    residual = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ a) for a in options)]
+    residual = [(f[2] if f is not None else np.inf) for f in (_trimmed_lstsq(G, ly - U @ a, tuning) for a in options)]
     a = options[int(np.argmin(residual))]
-    if np.max(np.abs(a)) > _MAX_EXPONENT:
+    if np.max(np.abs(a)) > tuning.max_law_exponent:
         return []
     return [Reduction((tuple(float(e) for e in b),), tuple(float(e) for e in a), float(bic))]
 
 
-def _log_quadratic(X: np.ndarray, y: np.ndarray, min_inputs: int):
+def _log_quadratic(X: np.ndarray, y: np.ndarray, min_inputs: int, tuning: Tuning):
     """(the audible rows of X (:func:`_audible`), their log|y|, centred log|x| and the Hessian
     of the quadratic fit, None where it explains too little) for the Hessian tests; None where
     :func:`_log_coordinates` is."""
-    X, y = _audible(X, y)
+    X, y = _audible(X, y, tuning)
     coords = _log_coordinates(X, y, min_inputs)
     if coords is None:
         return None
     ly, U, pairs = coords
-    return X, ly, U, _log_hessian(U, ly, pairs)
+    return X, ly, U, _log_hessian(U, ly, pairs, tuning)
 
 
 def _log_coordinates(X: np.ndarray, y: np.ndarray, min_inputs: int):
@@ -152,11 +142,11 @@ def _log_coordinates(X: np.ndarray, y: np.ndarray, min_inputs: int):
     return ly, U - U.mean(axis=0), pairs
 
 
-def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list) -> np.ndarray | None:
+def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list, tuning: Tuning) -> np.ndarray | None:
     """The Hessian of the quadratic fit of log|y| on the centred log|x| (``U``); None where
     that fit explains too little (:func:`_trimmed_fit`)."""
     n, m = U.shape
-    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly)
+    fitted = _trimmed_fit(np.column_stack([np.ones(n), U] + [U[:, i] * U[:, j] for i, j in pairs]), ly, tuning)
     if fitted is None:
         return None
     H = np.zeros((m, m))
@@ -165,10 +155,6 @@ def _log_hessian(U: np.ndarray, ly: np.ndarray, pairs: list) -> np.ndarray | Non
         H[j, i] += c
     return H
 
-
-_RANK_ONE = 0.05
-"""A Hessian is taken for rank one where its second eigenvalue is below this share of its
-first (in magnitude)."""
 
 
 def _second_ratio(H: np.ndarray) -> tuple[float, np.ndarray]:
@@ -180,18 +166,18 @@ def _second_ratio(H: np.ndarray) -> tuple[float, np.ndarray]:
     return float(ratio), v / v[int(np.argmax(np.abs(v)))]
 
 
-def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+def index_beside(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> list[Reduction]:
     """y = prod x^a * g(z, x_k): one dimensionless group z of the other inputs beside one input
     x_k taken as it is (Compton scattering, E / (1 + E (1 - cos theta) / (m c^2)): z = m c^2 /
     E beside theta). The Hessian of the quadratic fit of log|y| in log|x| then has rank one
     once x_k's row and column are left out: the k whose block is nearest rank one is taken
-    where that block is rank one (:data:`_RANK_ONE`), the whole Hessian is not (its ratio
+    where that block is rank one (``hessian_rank_one``), the whole Hessian is not (its ratio
     above three times that, and five times the block's: a law of one group is
     :func:`single_index`'s); b from the block's leading eigenvector,
     rounded as there, a from the fit of log|y| on log|x| and a cubic in (z, x_k), made as
     sparse as a + t b allows. At most one reduction, for 3 or more inputs without a zero; quiet
     points left out (:func:`_audible`)."""
-    quadratic = _log_quadratic(X, y, 3)
+    quadratic = _log_quadratic(X, y, 3, tuning)
     if quadratic is None:
         return []
     X, ly, U, H = quadratic
@@ -201,13 +187,13 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
     whole, _ = _second_ratio(H)
     blocks = [(*_second_ratio(np.delete(np.delete(H, k, 0), k, 1)), k) for k in range(m)]
     ratio, v, k = min(blocks, key=lambda t: t[0])
-    if not (ratio < _RANK_ONE and whole > 3 * _RANK_ONE and ratio < whole / 5):
+    if not (ratio < tuning.hessian_rank_one and whole > 3 * tuning.hessian_rank_one and ratio < whole / 5):
         return []
     others = [j for j in range(m) if j != k]
     xk = X[:, k]
     xks = (xk - xk.mean()) / np.std(xk)
     found = []
-    for g in _group_exponents(v, X[:, others]):
+    for g in _group_exponents(v, X[:, others], tuning):
         b = np.zeros(m)
         b[others] = g
         z = Reduction((tuple(b),), (0.0,) * m, 0.0).inputs(X)[:, 0]
@@ -216,7 +202,7 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         lz = np.log(np.abs(z))
         zs = (lz - lz.mean()) / np.std(lz)  # in log|z|: z and sqrt(z) fit alike, as they should
         G = np.column_stack([np.ones(n)] + _cubic(np.column_stack([zs, xks])))
-        fit = _trimmed_fit(np.column_stack([G, U[:, others]]), ly)
+        fit = _trimmed_fit(np.column_stack([G, U[:, others]]), ly, tuning)
         if fit is not None:
             found.append((b, fit[1], fit[0][G.shape[1]:], G))
     if not found:
@@ -236,21 +222,16 @@ def index_beside(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         options.add(tuple(float(e) + 0.0 for e in a))
     scored = []
     for a in options:
-        f = _trimmed_lstsq(G, ly - U @ np.array(a))
+        f = _trimmed_lstsq(G, ly - U @ np.array(a), tuning)
         scored.append((f[2] if f is not None else np.inf, a))
     floor = min(r for r, _ in scored)
     a = np.array(min(scored, key=lambda t: (t[0] > 1.01 * floor + 1e-12, np.count_nonzero(t[1]),
                                             float(np.abs(t[1]).sum())))[1])
-    if not np.isfinite(floor) or np.max(np.abs(a)) > _MAX_EXPONENT:
+    if not np.isfinite(floor) or np.max(np.abs(a)) > tuning.max_law_exponent:
         return []
     unit = tuple(float(j == k) for j in range(m))
     return [Reduction((tuple(float(e) for e in b), unit), tuple(float(e) for e in a), float(bic))]
 
-
-_SMOOTH = 0.05
-"""A group z is taken for y = g(z) (:func:`smooth_index`) where y sorted by z has a von Neumann
-ratio below this (a smooth g over 200 points: about 1e-3; 1 % noise adds 1e-4; no function of
-z: about 1)."""
 
 
 def _von_neumann(z: np.ndarray, y: np.ndarray) -> float:
@@ -261,17 +242,11 @@ def _von_neumann(z: np.ndarray, y: np.ndarray) -> float:
     return float(d @ d) / (2.0 * sst) if sst > 0 else np.inf
 
 
-_INTERPOLATED = 0.005
-"""y is taken for a function of z alone (:func:`smooth_in`) where each value, interpolated from
-its neighbours in z, is off by less than this share of the variance of y (in the sum; a g of
-one group over 200 points: 1e-9 to 3e-3; y that depends on another input as well: 8e-3 and
-more on the AI Feynman, separable and composed laws)."""
 
-
-def smooth_in(z: np.ndarray, y: np.ndarray) -> bool:
+def smooth_in(z: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> bool:
     """Whether y is a smooth function of z alone: with y sorted by z, each inner value against
     the straight line through its two neighbours, sum of squared misses below
-    :data:`_INTERPOLATED` times sum (y - mean y)^2 (a line in z, not in rank: exp(z) - 1 over
+    ``index_interpolated`` times sum (y - mean y)^2 (a line in z, not in rank: exp(z) - 1 over
     unevenly spread z is steep, yet a function of z)."""
     o = np.argsort(z, kind="stable")
     zs, ys = z[o], y[o]
@@ -280,18 +255,18 @@ def smooth_in(z: np.ndarray, y: np.ndarray) -> bool:
     w = np.where(np.isfinite(w), w, 0.5)
     miss = ys[1:-1] - (ys[:-2] + w * (ys[2:] - ys[:-2]))
     sst = float(np.sum((y - y.mean()) ** 2))
-    return sst > 0 and float(miss @ miss) < _INTERPOLATED * sst
+    return sst > 0 and float(miss @ miss) < tuning.index_interpolated * sst
 
 
-def smooth_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
+def smooth_index(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> list[Reduction]:
     """y = g(z) for one monomial z = prod x^b with entries -1, 0, 1 over at least 2 of at most
-    :data:`_GRID_INPUTS` inputs (none with a zero), found without any model of g: y sorted by
-    z must be smooth (:func:`_von_neumann` below :data:`_SMOOTH`) and twice as smooth as y
+    ``group_grid_inputs`` inputs (none with a zero), found without any model of g: y sorted by
+    z must be smooth (:func:`_von_neumann` below ``index_smooth``) and twice as smooth as y
     sorted by any one input. For the g that the log fits of :func:`single_index` cannot
     follow: sin(2 pi x1 x2 / x3)^2 over seven periods has zeros, and log|y| is no cubic in z.
     At most one reduction."""
     n, m = X.shape
-    if not (2 <= m <= _GRID_INPUTS and n >= 20 and np.all(np.isfinite(y)) and np.ptp(y) > 0
+    if not (2 <= m <= tuning.group_grid_inputs and n >= 20 and np.all(np.isfinite(y)) and np.ptp(y) > 0
             and np.all(X != 0)):
         return []
     single = min(_von_neumann(X[:, j], y) for j in range(m))
@@ -306,6 +281,6 @@ def smooth_index(X: np.ndarray, y: np.ndarray) -> list[Reduction]:
         r = _von_neumann(z, y)
         if best is None or r < best[0]:
             best = (r, b)
-    if best is None or best[0] >= _SMOOTH or best[0] >= 0.5 * single:
+    if best is None or best[0] >= tuning.index_smooth or best[0] >= 0.5 * single:
         return []
     return [Reduction((tuple(float(a) for a in best[1]),), (0.0,) * m, 0.0)]

@@ -16,6 +16,7 @@ import sympy
 from ..core.basis import MAX_VARIABLES, Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
+from .tuning import TUNING, Tuning
 
 __all__ = ["MAX_INPUTS", "select_inputs", "relabel", "relabelling", "power_law_trees", "inputs_used", "residual_dependence"]
 
@@ -99,10 +100,6 @@ def power_law_trees(X: np.ndarray, y: np.ndarray, basis: Basis) -> list[np.ndarr
     return out
 
 
-_F_CRITICAL = 16.27 / 3
-"""F(3, n - 4) at the 0.1 % level for large n (the chi-square limit, chi2_3 = 16.27, over 3)."""
-
-
 def inputs_used(tree, basis: Basis, expr: sympy.Expr | None = None) -> list[int]:
     """The data columns (0-based) the formula reads: those of the rendered ``expr`` when given
     (a term whose constant was snapped to 0 is gone there), else of the tree."""
@@ -112,10 +109,11 @@ def inputs_used(tree, basis: Basis, expr: sympy.Expr | None = None) -> list[int]
     return sorted({basis.functions[c].index for c in np.asarray(tree) if basis.functions[c].kind == "variable"})
 
 
-def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int]) -> list[tuple[int, float]]:
+def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int],
+                        tuning: Tuning = TUNING) -> list[tuple[int, float]]:
     """Inputs the formula leaves out that still explain part of its residuals: for each such
     input x_j, the F statistic of a cubic polynomial in x_j against a constant fitted to the
-    residuals; [(j, F)] for those above the 0.1 % critical value, strongest first."""
+    residuals; [(j, F)] for those above the critical value ``relevance_f``, strongest first."""
     n = residuals.size
     if n < 12 or not np.all(np.isfinite(residuals)):
         return []
@@ -136,6 +134,6 @@ def residual_dependence(X: np.ndarray, residuals: np.ndarray, used: list[int]) -
         coef, *_ = np.linalg.lstsq(A, r, rcond=None)
         sse1 = float(np.sum((r - A @ coef) ** 2))
         F = ((sse0 - sse1) / 3) / (sse1 / (n - 4)) if sse1 > 1e-12 * sse0 else np.inf
-        if F > _F_CRITICAL:
+        if F > tuning.relevance_f:
             out.append((j, float(F)))
     return sorted(out, key=lambda jf: -jf[1])

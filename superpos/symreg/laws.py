@@ -130,7 +130,7 @@ def fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, sett
     inputs (a law is of one input)."""
     if Z.shape[1] != 1:
         return []
-    kx, ky = decade_scales(Z, y)  # fitted in the model's decade (scale constants within the starts' reach)
+    kx, ky = decade_scales(Z, y, settings.tuning)  # fitted in the model's decade (scale constants within the starts' reach)
     Zs = Z[points.fit] / 10.0**kx
     found = laws_with_starts(Zs, basis)
     if not found:

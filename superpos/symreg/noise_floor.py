@@ -15,31 +15,16 @@ import math
 import numpy as np
 
 from .template import monomials
+from .tuning import TUNING, Tuning
 
 __all__ = ["noise_floor", "as_good", "unexplained"]
 
-_SHORT = 3
-"""A sum of at most this many terms may describe noisy data (:func:`as_good`)."""
 
-_FLOOR_SLACK = 1.5
-"""... where the noise variance it implies is at most this times a smooth polynomial's,"""
-
-_NOISY = 1e-3
-"""... and it explains all but this share of the variance (or :data:`_SETTLED_NOISY` where the
-polynomial has settled),"""
-
-_SETTLED = 0.8
-"""... the polynomial settled where its noise variance is at least this share of one degree less's,"""
-
-_SETTLED_NOISY = 1e-2
-"""... where the sum need only explain all but this share."""
-
-
-def noise_floor(X: np.ndarray, ys: np.ndarray) -> tuple[float, bool]:
+def noise_floor(X: np.ndarray, ys: np.ndarray, tuning: Tuning = TUNING) -> tuple[float, bool]:
     """(floor, settled): the share of the variance of ys that a smooth surrogate leaves, as a
     noise variance: the unexplained share of the polynomial in the standardised inputs of the
     largest degree d <= 4 with at most n / 4 columns, times (n - 1) / (n - p). ``settled`` where
-    that estimate is at least :data:`_SETTLED` of the same at degree d - 1 (d >= 2): a degree more
+    that estimate is at least ``surrogate_settled`` of the same at degree d - 1 (d >= 2): a degree more
     buys nothing, so what is left is noise (|x|^2 at 1 % noise), not the polynomial's misfit.
     A floor of 0 (no noisy sum passes) for one input: there the classic laws and the lab's
     families are the tools, and short sums of one input's terms at 1 % noise were look-alikes
@@ -58,21 +43,22 @@ def noise_floor(X: np.ndarray, ys: np.ndarray) -> tuple[float, bool]:
         return floor, False
     lower = math.comb(m + degree - 1, degree - 1)
     below = unexplained(P[:, 1:lower], ys) * (n - 1) / max(n - lower, 1)
-    return floor, bool(floor >= _SETTLED * below)
+    return floor, bool(floor >= tuning.surrogate_settled * below)
 
 
-def as_good(cols: list[int], share: float, n: int, floor: tuple[float, bool]) -> bool:
+def as_good(cols: list[int], share: float, n: int, floor: tuple[float, bool], tuning: Tuning = TUNING) -> bool:
     """Whether a sum of these columns, leaving ``share`` of the variance, describes noisy data
-    as a law: at most :data:`_SHORT` terms, the noise variance it implies (share (n - 1) /
-    (n - k - 1)) at most :data:`_FLOOR_SLACK` times the smooth surrogate's (:func:`noise_floor`),
-    and it leaves at most :data:`_NOISY` of the variance, or 1 % where the surrogate has
-    settled (the noise of a reduced target, amplified where the factor divided out is small,
+    as a law: at most ``noisy_sum_terms`` terms, the noise variance it implies (share (n - 1) /
+    (n - k - 1)) at most ``noise_floor_slack`` times the smooth surrogate's (:func:`noise_floor`),
+    and it leaves at most ``noisy_sum_unexplained`` of the variance, or
+    ``settled_sum_unexplained`` where the surrogate has settled (the noise of a reduced target, amplified where the factor divided out is small,
     may leave more than 0.1 %). A few terms chosen among hundreds fit no noise that a
     polynomial of dozens of columns does not fit better; a law's few terms fit as well as it."""
     k = len(set(cols))
     level, settled = floor
-    return (k <= _SHORT and share <= (_SETTLED_NOISY if settled else _NOISY)
-            and share * (n - 1) / max(n - k - 1, 1) <= _FLOOR_SLACK * level)
+    return (k <= tuning.noisy_sum_terms
+            and share <= (tuning.settled_sum_unexplained if settled else tuning.noisy_sum_unexplained)
+            and share * (n - 1) / max(n - k - 1, 1) <= tuning.noise_floor_slack * level)
 
 
 def unexplained(T: np.ndarray, y: np.ndarray) -> float:

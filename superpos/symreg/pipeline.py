@@ -42,6 +42,7 @@ from .render import cancelled_terms, monic_denominators, round_constants, signed
 from .selection import cross_validated_finalists, plausible, probe_points
 from .separable import split_parts
 from .settings import FormulaSettings
+from .tuning import TUNING, Tuning
 from .snapping import snap_constants, snap_parameters, snaps_simply
 from .status import formula_status
 from .trace import Trace
@@ -62,7 +63,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         raise SuperposError("pass either settings=FormulaSettings(...) or keyword settings, not both")
     settings = settings if settings is not None else FormulaSettings.from_options(**options)
     X, y = check_dataset(X, y)
-    kx, ky = extreme_decades(X, y)
+    kx, ky = extreme_decades(X, y, settings.tuning)
     if kx.any() or ky:  # found on the data divided by powers of ten, written back in the data's units
         f = _find_formula(times_ten_power(X, -kx), times_ten_power(y, -ky), predictor, settings, report)
         return in_data_units(f, kx, ky)
@@ -76,6 +77,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
                             f"keep the {MAX_INPUTS} you expect in the law (or reduce them, e.g. by PCA) and retry")
     rng = np.random.default_rng(settings.random_state)
     seed = int(rng.integers(2**31))
+    tuning = settings.tuning
 
     report("decoding")
     sample = selection_sample(X, y, settings.max_points, rng)
@@ -104,7 +106,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     report("refitting on all points")
     cands = _plausible_first(cands, basis, Xs, ys, search.exact_below)
     stages.append(("plausible", cands[0]))
-    cands = _simple_first(cands, basis, Xs, ys, search.exact_below)
+    cands = _simple_first(cands, basis, Xs, ys, search.exact_below, tuning)
     stages.append(("simple constants", cands[0]))
     trace = _trace(search, stages, cands, basis)
     win = cands[0]
@@ -113,14 +115,14 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     subsampled = sample.size < X.shape[0]
     constants = refit_constants(win.tree, basis, X, y, win.constants, 0 if subsampled else settings.n_starts,
                                 settings.lm_iterations, seed)
-    lean = undominated(win.tree, basis, X, y, constants, settings.lm_iterations, seed)
+    lean = undominated(win.tree, basis, X, y, constants, settings.lm_iterations, seed, tuning)
     if lean is not None:  # a constant fitted far beyond the data's scale: 9000 / sqrt(x2 - 2.03e7)
         win, constants = replace(win, tree=lean[0], constants=lean[1]), lean[1]
     found = recognise(win.tree, basis)
     if not found:
         win, constants, found = _as_family(win, constants, basis, X)
-    constants = (snap_parameters(win.tree, basis, X, y, constants, found[0], thorough=True) if found
-                 else snap_constants(win.tree, basis, X, y, constants, thorough=True))
+    constants = (snap_parameters(win.tree, basis, X, y, constants, found[0], thorough=True, tuning=tuning) if found
+                 else snap_constants(win.tree, basis, X, y, constants, thorough=True, tuning=tuning))
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, search.rtol, random_state=seed)
@@ -130,21 +132,21 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)), shortest=True)
     # simplification multiplies constants out: a scale 1.5045 times a part's 0.66468 is 1.0
-    expr = readable_numbers(round_constants(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys), X),
-                                                            float(settings.simplify_seconds)),
+    expr = readable_numbers(round_constants(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys, tuning=tuning), X),
+                                                            float(settings.simplify_seconds), tuning=tuning),
                                             digits=12, max_denominator=12, keep_floats=True))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         residuals = ys - evaluate(win.tree, basis, Xs, constants)
         error = min(win.nmse_validation, float(np.mean(residuals**2)) / error_scale(ys))
         exact = error < search.exact_below
-        left_out = [] if exact else residual_dependence(Xs, residuals, used)
+        left_out = [] if exact else residual_dependence(Xs, residuals, used, tuning)
         least = min((c.nmse_validation for c in cands[:40] if np.isfinite(c.nmse_validation)), default=None)
         status = formula_status(error, search.exact_below, Xs, residuals, np.random.default_rng(seed),
                                 None if least is None else min(least, error),
                                 edges=lambda: edge_errors(win.tree, basis, Xs, ys, constants, settings.lm_iterations,
-                                                          seed),
-                                edge_floor=edge_floor(settings.precision, search.exact_below))
+                                                          seed, tuning=tuning),
+                                edge_floor=edge_floor(settings.precision, search.exact_below, tuning), tuning=tuning)
     family, parameters, shown = "", {}, ""
     rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
     if rendered is not None:
@@ -223,19 +225,18 @@ def _as_family(win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarra
 
 
 def _simple_first(cands: list[Candidate], basis: Basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                  tries: int = 10) -> list[Candidate]:
+                  tuning: Tuning = TUNING, tries: int = 10) -> list[Candidate]:
     """Where the first candidate is exact with a free constant, the first of the next ``tries``
     exact ones whose constants all snap to simple numbers
     (:func:`~superpos.symreg.snapping.snaps_simply`) moved to the front. Exact candidates tie
-    on round-off, and which one comes first is chance: II.6.15a as
-    sqrt(0.057 + 0.057 x5^2 / x4^2) x2 x4 x6 / (x1 x3^5), (3 / (4 pi))^2 twice, before
-    3 sqrt(1 + x5^2 / x4^2) x2 x4 x6 / (4 pi x1 x3^5)."""
+    on round-off, and which one comes first is chance: a law may come first written with
+    (3 / (4 pi))^2 as a fitted 0.057 twice, before its textbook form with 3 / (4 pi)."""
     if not cands or not cands[0].nmse_validation < exact_below:
         return cands
-    if snaps_simply(cands[0].tree, basis, X, y, cands[0].constants):
+    if snaps_simply(cands[0].tree, basis, X, y, cands[0].constants, tuning):
         return cands
     for k, c in enumerate(cands[1:tries + 1], start=1):
-        if c.nmse_validation < exact_below and snaps_simply(c.tree, basis, X, y, c.constants):
+        if c.nmse_validation < exact_below and snaps_simply(c.tree, basis, X, y, c.constants, tuning):
             return [c] + cands[:k] + cands[k + 1:]
     return cands
 

@@ -31,7 +31,6 @@ from .proposers import (AffineProposer, BaselinesProposer, FamiliesProposer, Law
                         OuterProposer, PowersProposer, RationalProposer, ReductionsProposer, ResidualProposer,
                         SearchProposer, SeparableProposer, SumsProposer, TemplateProposer)
 from .proposers.families import NEEDS
-from .proposers.reductions import REDUCTIONS
 
 __all__ = ["Gate", "Step", "Context", "SearchPlan", "PLAN", "PROPOSERS", "PROPOSER_NAMES", "check_proposer_names",
            "step", "markdown"]
@@ -114,9 +113,10 @@ _CONTEXTS = (
     Context("template", "the user's data under the user's template", (Step("template"),), users_data=True),
     Context("narrowed", "the inputs most related to y, where the data have more than the model knows",
             (MODEL, SEARCH), share=1.0),
-    Context("reduced", "a reduction (z, y / prod w^a) of the data", (MODEL, SEARCH), share=1.0 / REDUCTIONS),
-    Context("reduced-nested", "a reduction through differences or sums of the user's inputs, reduced again",
-            (MODEL, SEARCH, REDUCE), share=1.0 / REDUCTIONS),
+    Context("reduced", "a reduction (z, y / prod w^a) of the data (the share split over `reductions_searched`)",
+            (MODEL, SEARCH), share=1.0),
+    Context("reduced-nested", "a reduction through differences or sums of the user's inputs, reduced again "
+            "(the share split over `reductions_searched`)", (MODEL, SEARCH, REDUCE), share=1.0),
     Context("part", "a part of a separable law, first backfitting pass", PART_STEPS, share=0.5),
     # the rational laws join from the second pass, on targets that may be exact (benchmarks/decisions.md)
     Context("part-later", "a part of a separable law, later passes (targets cleaned by the other parts' formulas)",

@@ -6,17 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from .candidates import Candidate
+from .tuning import TUNING, Tuning
 
 __all__ = ["beyond_points", "explodes", "extrapolation_order", "probe_points", "plausible"]
 
 
-_BEYOND = 0.075
-"""Probe points lie up to this share of each input's range beyond it (in log space for positive inputs)."""
-
-
-def beyond_points(X: np.ndarray, rng: np.random.Generator, n: int = 200) -> np.ndarray:
+def beyond_points(X: np.ndarray, rng: np.random.Generator, n: int = 200, tuning: Tuning = TUNING) -> np.ndarray:
     """Up to ``n`` points just beyond the data: rows of X with one input moved up to
-    :data:`_BEYOND` of its range past its least or largest value (in log space where the input
+    ``probe_beyond`` of its range past its least or largest value (in log space where the input
     is positive), the other inputs as they were (their correlations kept)."""
     m = X.shape[1]
     rows = X[rng.integers(0, X.shape[0], n)].copy()
@@ -24,7 +21,7 @@ def beyond_points(X: np.ndarray, rng: np.random.Generator, n: int = 200) -> np.n
     pos = lo > 0
     for i in range(n):
         j = int(rng.integers(m))
-        t = float(rng.uniform(0.0, _BEYOND))
+        t = float(rng.uniform(0.0, tuning.probe_beyond))
         up = bool(rng.integers(2))
         if pos[j]:
             w = np.log(hi[j] / lo[j])
@@ -50,15 +47,15 @@ def explodes(c: Candidate, basis, probes: np.ndarray, y: np.ndarray) -> bool:
 
 
 def extrapolation_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
-                        rng: np.random.Generator, rtol: float = 0.1) -> list[Candidate]:
+                        rng: np.random.Generator, rtol: float = 0.1, tuning: Tuning = TUNING) -> list[Candidate]:
     """Extrapolation as evidence: when the first candidate is not exact and explodes just beyond
     the data (:func:`explodes` at :func:`beyond_points`), the first one after it whose error the
     data cannot tell from its own (within the relative tie tolerance ``rtol``) and that stays
-    inside goes first. A law with a true pole just beyond the range (II.11.27's 1 / (1 - n a / 3))
-    keeps its place against a shorter formula that fits measurably worse."""
+    inside goes first. A law with a true pole just beyond the range keeps its place against a
+    shorter formula that fits measurably worse."""
     if not cands or cands[0].nmse_validation < exact_below or not np.isfinite(cands[0].nmse_validation):
         return cands
-    probes = beyond_points(X, rng)
+    probes = beyond_points(X, rng, tuning=tuning)
     if not explodes(cands[0], basis, probes, y):
         return cands
     e0 = cands[0].nmse_validation

@@ -14,7 +14,7 @@ candidate.
 
 Over few inputs the same null vector is sought over trigonometric columns
 (:func:`trig_rational_fits`): cos x_j, sin x_j and cos(x_i x_j), in P also times each input,
-in Q beside the monomials. sin(x2 x3 / 2)^2 / sin(x2 / 2)^2 (N slits, AI Feynman I.30.3)
+in Q beside the monomials. sin(x2 x3 / 2)^2 / sin(x2 / 2)^2 (N slits)
 is (1 - cos(x2 x3)) / (1 - cos x2), a ratio of sparse sums that no tree of the structure model
 holds and no polynomial describes.
 """
@@ -27,42 +27,14 @@ import sympy
 
 from .template import monomials
 from .terms import _price
+from .tuning import TUNING, Tuning
 
 __all__ = ["rational_fits", "trig_rational_fits", "DEGREES"]
 
 DEGREES = ((1, 1), (2, 1), (1, 2), (2, 2), (3, 1), (1, 3), (3, 2), (2, 3), (3, 3), (4, 3))
-"""(degree of P, degree of Q) in the order tried; (4, 3) over three inputs only
-(:data:`_QUARTIC_INPUTS`)."""
-
-_QUARTIC_INPUTS = 3
-"""A numerator of degree 4 is tried over exactly this many inputs: 35 + 20 columns, under the
-cap (x4^3 (x5 - 1) / (x3^2 (x5 + 2)) - x3, a factor of AI Feynman's 4.60' Jackson); over fewer
-it costs more time than the degree-3 fits it follows ever needed."""
-
-_EXPLAINED = 0.98
-"""A sparse fit is proposed when P / Q explains this share of the variance of y ..."""
-
-_MAX_TERMS = 6
-"""... with at most this many terms in P and Q together: four terms over four fit
-exp(-(x1 - x2)^2 / x3) closely in 39 nodes, a curve fit and no law."""
-
-_GAIN = 0.5
-"""... and leaves at most this share of what P's polynomial alone (Q = 1) leaves: a denominator
-that explains nothing is no rational law (x + c fitted as (x^2 + a x + b) / (x + d))."""
-
-_FLOOR = 1e-13
-"""Values of lambda (:func:`_fit`) below this are the Gram matrices' round-off: equal for the
-information criterion."""
-
-_MAX_COLUMNS = 60
-"""Pairs of degrees with more monomials than this (or than half the points) are not tried: the
-elimination's cost grows with the square of the columns."""
-
-_KEEP = 3
-"""At most this many fits are returned (the least errors first)."""
-
-_REWEIGHT = 3
-"""Sanathanan-Koerner steps: the fit again with each row divided by |Q| of the last."""
+"""(degree of P, degree of Q) in the order tried; (4, 3) over ``rational_quartic_inputs``
+inputs only (35 + 20 columns over three, under the cap; over fewer it costs more time than the
+degree-3 fits it follows ever needed)."""
 
 
 def _exponents(m: int, degree: int) -> list[tuple[int, ...]]:
@@ -153,9 +125,9 @@ def _polynomial_error(MP: np.ndarray, v: np.ndarray) -> float:
 
 
 def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: list[int], qc: list[int],
-                on_points: bool = False):
+                on_points: bool, floor: float):
     """The drop (lambda, side, rest) of least lambda, the first of equal values; with
-    ``on_points``, where several fall below the Gram matrices' round-off (:data:`_FLOOR`, exact
+    ``on_points``, where several fall below the Gram matrices' round-off (``floor``, exact
     data), the one of them whose fit on the points (:func:`_fit`, not squared) has the least
     lambda: among the trigonometric columns of 2 (1 - cos x) / x^2 the Gram values of dropping
     x^2 and of dropping x^3 are both round-off, and which came first depended on the points
@@ -165,7 +137,7 @@ def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: 
     if not drops:
         return None
     best = min(drops, key=lambda d: d[0])
-    ties = [d for d in drops if d[0] < _FLOOR] if on_points else []
+    ties = [d for d in drops if d[0] < floor] if on_points else []
     if len(ties) < 2:
         return best
 
@@ -176,13 +148,15 @@ def _least_drop(drops: list, MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, pc: 
     return min(ties, key=accurate)
 
 
-def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = False, ties_on_points: bool = False) \
+def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, tuning: Tuning, searched: bool = False,
+            ties_on_points: bool = False) \
         -> tuple[list[int], list[int], np.ndarray, np.ndarray, float] | None:
     """Backward elimination over the columns of P and Q: (P's kept, Q's kept, a, b, error of
     P / Q). Each step drops the column whose loss raises :func:`_fit`'s lambda the least
     (:func:`_least`), while the information criterion n log(lambda) + k log n falls (lambda
-    floored at the Gram matrices' round-off); the kept columns are then fitted on the points
-    (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner), which turns the error of v Q - P
+    floored at the Gram matrices' round-off, ``rational_gram_floor``); the kept columns are then
+    fitted on the points (:func:`_fit`) with rows over |Q| (Sanathanan-Koerner,
+    ``rational_reweights`` steps), which turns the error of v Q - P
     into that of v - P / Q. ``ties_on_points``: round-off ties ranked on the points
     (:func:`_least_drop`). ``searched``: a column costs :func:`~superpos.symreg.terms._price`
     of the p columns (log n + 2 log p, as chosen among them) instead of log n."""
@@ -194,7 +168,8 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
     K = {"pp": MP.T @ MP, "pz": MP.T @ Z, "zz": Z.T @ Z, "qq": MQ.T @ MQ}
     pc, qc = list(range(MP.shape[1])), list(range(MQ.shape[1]))
     price = _price(n, MP.shape[1] + MQ.shape[1]) if searched else np.log(n)
-    score = lambda lam, k: n * np.log(max(lam, _FLOOR)) + k * price  # noqa: E731
+    floor = tuning.rational_gram_floor
+    score = lambda lam, k: n * np.log(max(lam, floor)) + k * price  # noqa: E731
     cur = _least(K, pc, qc)
     if not np.isfinite(cur):
         return None
@@ -206,7 +181,7 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
             rests = [cols[:i] + cols[i + 1:] for i in range(len(cols))]
             lams = _least_many(K, rests, [qc]) if side == 0 else _least_many(K, [pc], rests)
             drops += [(float(lam), side, rest) for lam, rest in zip(np.where(np.isnan(lams), np.inf, lams), rests)]
-        best = _least_drop(drops, MP, MQ, v, pc, qc, ties_on_points)
+        best = _least_drop(drops, MP, MQ, v, pc, qc, ties_on_points, floor)
         if best is None or score(best[0], len(pc) + len(qc) - 1) >= score(cur, len(pc) + len(qc)):
             break
         cur = best[0]
@@ -215,7 +190,7 @@ def _sparse(MP: np.ndarray, MQ: np.ndarray, v: np.ndarray, searched: bool = Fals
         else:
             qc = best[2]
     got = _fit(MP[:, pc], MQ[:, qc], v)
-    for _ in range(_REWEIGHT):
+    for _ in range(tuning.rational_reweights):
         if got is None:
             return None
         q = np.abs(MQ[:, qc] @ got[2])
@@ -241,13 +216,19 @@ def _usable(X, y, max_inputs: int) -> bool:
             and np.ptp(y) > 0)
 
 
-def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tuple[sympy.Expr, float]]:
+def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8,
+                  tuning: Tuning = TUNING) -> list[tuple[sympy.Expr, float]]:
     """Sparse rational fits P / Q of y on X, as (sympy expression over x1..xm with float
-    coefficients, normalised error), the least errors first. Q has two terms or more (a
-    polynomial over a monomial is the library sums' or the power laws' to find), P / Q leaves
-    at most half of what P's polynomial alone leaves, and Q's largest term (its constant where
-    that one is at least a tenth of the largest) is written with the coefficient 1. Empty below 20
-    points, above ``max_inputs`` inputs, or where no fit explains ``_EXPLAINED`` of y."""
+    coefficients, normalised error), the ``rational_keep`` least errors first. Q has two terms
+    or more (a polynomial over a monomial is the library sums' or the power laws' to find), P / Q
+    leaves at most ``rational_gain`` of what P's polynomial alone leaves (a denominator that
+    explains nothing is no rational law), P and Q hold at most ``rational_max_terms`` terms
+    together (more fit a smooth curve closely, a curve fit and no law), and Q's largest term (its
+    constant where that one is at least a tenth of the largest) is written with the coefficient
+    1. Pairs of degrees with more monomials than ``rational_max_columns`` (or than half the
+    points) are not tried: the elimination's cost grows with the square of the columns. Empty
+    below 20 points, above ``max_inputs`` inputs, or where no fit explains
+    ``rational_explained`` of y."""
     if not _usable(X, y, max_inputs):
         return []
     X, y = _arrays(X, y)
@@ -260,15 +241,15 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
     found: dict = {}
     for dp, dq in DEGREES:
         ep, eq = _exponents(m, dp), _exponents(m, dq)
-        if len(ep) + len(eq) > min(n // 2, _MAX_COLUMNS) or (dp == 4 and m != _QUARTIC_INPUTS):
+        if len(ep) + len(eq) > min(n // 2, tuning.rational_max_columns) or (dp == 4 and m != tuning.rational_quartic_inputs):
             continue
         MP, MQ = monomials(U, dp), monomials(U, dq)  # columns in the order of ep, eq
-        got = _sparse(MP, MQ, v)
+        got = _sparse(MP, MQ, v, tuning)
         if got is None:
             continue
         pc, qc, a, b, e = got
-        if (e > 1.0 - _EXPLAINED or len(pc) + len(qc) > _MAX_TERMS or len(qc) < 2
-                or e > _GAIN * _polynomial_error(MP, v)):
+        if (e > 1.0 - tuning.rational_explained or len(pc) + len(qc) > tuning.rational_max_terms or len(qc) < 2
+                or e > tuning.rational_gain * _polynomial_error(MP, v)):
             continue
         key = (tuple(ep[c] for c in pc), tuple(eq[c] for c in qc))
         if key not in found or e < found[key][2]:
@@ -277,7 +258,7 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
             break
     out = []
     xs = sympy.symbols(f"x1:{m + 1}", real=True)
-    for a, b, e, ep, eq in sorted(found.values(), key=lambda t: t[2])[:_KEEP]:
+    for a, b, e, ep, eq in sorted(found.values(), key=lambda t: t[2])[:tuning.rational_keep]:
         weights = np.abs(b)
         # coefficients in the user's units: a monomial of U is that of X over prod sx^e
         a = a * sy / np.array([np.prod(sx ** np.array(t)) for t in ep])
@@ -301,24 +282,6 @@ def rational_fits(X: np.ndarray, y: np.ndarray, max_inputs: int = 8) -> list[tup
             rest = [i for i in range(len(ep)) if i not in shared]
             out.append((sympy.Float(c) + poly(a[rest], [ep[i] for i in rest]) / poly(b, eq, fixed=lead), e))
     return out
-
-
-_TRIG_INPUTS = 3
-"""Trigonometric rational fits for data of at most this many inputs (the columns grow as m^3)."""
-
-_TRIG_EXACT = 1e-10
-"""... proposed where they describe the data to this normalised error: among some fifty
-columns a sparse ratio of noisy data fits the noise (laws measured cleanly, as the grown sums),
-or where the backward elimination keeps at most :data:`_TRIG_SHORT` columns that explain
-:data:`_TRIG_NOISY` of y: on noisy data its information criterion stops a ratio that fits the
-noise at twenty columns or more, and keeps the four of a law (x1 (1 - cos(x2 x3)) / (1 - cos x2)
-at 1 % noise)."""
-
-_TRIG_SHORT = 4
-"""At most this many columns (P's and Q's) in a ratio proposed on noisy data,"""
-
-_TRIG_NOISY = 0.99
-"""... which explains this share of the variance."""
 
 
 def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sympy.Expr], np.ndarray]:
@@ -348,15 +311,18 @@ def _trig_columns(X: np.ndarray) -> tuple[list[sympy.Expr], np.ndarray, list[sym
     return (*kept(p), *kept(q))
 
 
-def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, float]]:
+def trig_rational_fits(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> list[tuple[sympy.Expr, float]]:
     """Sparse ratios P / Q over the trigonometric columns of :func:`_trig_columns` (the same
     null vector and backward elimination as :func:`rational_fits`) that describe y to
-    :data:`_TRIG_EXACT`, Q not the constant (a monomial is a Q here: (1 - cos(x1 x2)) / (x1 x2^2)
-    is no sum of the library's terms) and P and Q of at most :data:`_MAX_TERMS` together, as
-    (sympy expression over x1..xm, normalised error); Q's largest term written with the
-    coefficient 1. Empty above :data:`_TRIG_INPUTS` inputs, below 20 points or where
-    the columns reach half the points."""
-    if not _usable(X, y, _TRIG_INPUTS):
+    ``trig_exact`` (among some fifty columns a sparse ratio of noisy data fits the noise), or
+    keep at most ``trig_short`` columns that explain ``trig_noisy_explained`` of y (on noisy data
+    the information criterion stops a ratio that fits the noise at twenty columns or more, and
+    keeps the few of a law), Q not the constant (a monomial is a Q here: (1 - cos(x1 x2)) /
+    (x1 x2^2) is no sum of the library's terms) and P and Q of at most ``rational_max_terms``
+    together, as (sympy expression over x1..xm, normalised error); Q's largest term written with
+    the coefficient 1. Empty above ``trig_inputs`` inputs (the columns grow as m^3), below 20
+    points or where the columns reach half the points."""
+    if not _usable(X, y, tuning.trig_inputs):
         return []
     X, y = _arrays(X, y)
     n = X.shape[0]
@@ -364,12 +330,13 @@ def trig_rational_fits(X: np.ndarray, y: np.ndarray) -> list[tuple[sympy.Expr, f
     if MP.shape[1] + MQ.shape[1] > n // 2:
         return []
     sy = float(np.sqrt(np.mean(y**2)))
-    got = _sparse(MP, MQ, y / sy, searched=True, ties_on_points=True)
+    got = _sparse(MP, MQ, y / sy, tuning, searched=True, ties_on_points=True)
     if got is None:
         return []
     pc, qc, a, b, e = got
-    short = len(pc) + len(qc) <= _TRIG_SHORT and e <= 1.0 - _TRIG_NOISY
-    if not (e <= _TRIG_EXACT or short) or len(pc) + len(qc) > _MAX_TERMS or [eq[k] for k in qc] == [1]:
+    short = len(pc) + len(qc) <= tuning.trig_short and e <= 1.0 - tuning.trig_noisy_explained
+    if (not (e <= tuning.trig_exact or short) or len(pc) + len(qc) > tuning.rational_max_terms
+            or [eq[k] for k in qc] == [1]):
         return []
     a = a * sy
     lead = int(np.argmax(np.abs(b) * np.linalg.norm(MQ[:, qc], axis=0)))

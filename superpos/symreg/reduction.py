@@ -12,19 +12,9 @@ import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import rewritten
+from .tuning import Tuning
 
 __all__ = ["Reduction"]
-
-_MAX_EXPONENT = 6.0
-"""An exponent beyond this is no law's: the split is not offered."""
-
-_EXPLAINED = 0.98
-"""A reduction is proposed only where its fit (of log|y|, or the surrogate of y) explains this
-share of the variance: laws measured cleanly, not noisy tables, where more candidates would
-only add chances for a spurious winner."""
-
-_TRIMMED = 0.9
-"""Each log fit is redone on the points whose residual is below this quantile."""
 
 
 def _power(x: np.ndarray, a: float) -> np.ndarray:
@@ -87,8 +77,8 @@ def _cubic(Z: np.ndarray) -> list[np.ndarray]:
             for idx in combinations_with_replacement(range(Z.shape[1]), d)]
 
 
-def _trimmed_lstsq(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
-    """Least squares of ly on A, refitted without the points above the ``_TRIMMED`` quantile
+def _trimmed_lstsq(A: np.ndarray, ly: np.ndarray, tuning: Tuning) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Least squares of ly on A, refitted without the points above the ``reduction_trimmed`` quantile
     of the residuals (near a pole or a zero of g, log|y| has outliers): (coefficients, the
     points kept, SSE on them); None if not finite."""
     with np.errstate(all="ignore"):
@@ -96,7 +86,7 @@ def _trimmed_lstsq(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarra
         res = np.abs(ly - A @ coef)
         if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(res))):
             return None
-        keep = res <= np.quantile(res, _TRIMMED)
+        keep = res <= np.quantile(res, tuning.reduction_trimmed)
         coef, *_ = np.linalg.lstsq(A[keep], ly[keep], rcond=None)
         sse = float(np.sum((ly[keep] - A[keep] @ coef) ** 2))
     if not (np.all(np.isfinite(coef)) and np.isfinite(sse)):
@@ -109,15 +99,17 @@ def _explains(sse: float, sst: float, k: int, p: int, share: float) -> bool:
     return k > p and sse / (k - p) <= (1.0 - share) * sst / (k - 1)
 
 
-def _trimmed_fit(A: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, float] | None:
+def _trimmed_fit(A: np.ndarray, ly: np.ndarray, tuning: Tuning) -> tuple[np.ndarray, float] | None:
     """:func:`_trimmed_lstsq` as (coefficients, BIC); None if not finite or if the fit explains
-    less than ``_EXPLAINED`` of the variance of ly."""
-    fitted = _trimmed_lstsq(A, ly)
+    less than ``reduction_explained`` of the variance of ly: a reduction is proposed only for
+    laws measured cleanly, not noisy tables, where more candidates would only add chances for a
+    spurious winner."""
+    fitted = _trimmed_lstsq(A, ly, tuning)
     if fitted is None:
         return None
     coef, keep, sse = fitted
     k = int(keep.sum())
-    if not _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], _EXPLAINED):
+    if not _explains(sse, float(np.sum((ly[keep] - ly[keep].mean()) ** 2)), k, A.shape[1], tuning.reduction_explained):
         return None  # log|y| is not this shape (adjusted R^2): noise or another law, not a reduction
     return coef, k * np.log(max(sse, 1e-300) / k) + A.shape[1] * np.log(k)
 
@@ -128,24 +120,20 @@ def _rounded(a: float, x: np.ndarray) -> float:
     return float(np.round(a / step) * step)
 
 
-_QUIET = 0.05
-"""The log fits leave out the points where |y| is under this share of the root mean square of
-y: additive noise of 1 % of it puts log|y| there off by 0.2 or more and can flip the sign of a
-value near 0, while the louder points pin the exponents as well."""
-
-
 def _both_signs(X: np.ndarray) -> np.ndarray:
     """Which inputs take both signs."""
     return (X.min(axis=0) < 0) & (X.max(axis=0) > 0)
 
 
-def _audible(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) without the rows where |y| is under :data:`_QUIET` of its root mean square; all
+def _audible(X: np.ndarray, y: np.ndarray, tuning: Tuning) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) without the rows where |y| is under ``reduction_quiet`` of its root mean square
+    (additive noise of 1 % of it puts log|y| there off by 0.2 or more and can flip the sign of a
+    value near 0, while the louder points pin the exponents as well); all
     rows where fewer than 20 would be left, y is not finite, or an input takes both signs (its
     zero is where y is quiet, and the fit of the louder points nearby, still noisy, passed on
     a curvature that was the noise's: y = x1 at 1 % noise became x1 g(x1 x2^2))."""
     with np.errstate(all="ignore"):
-        keep = np.abs(y) >= _QUIET * np.sqrt(np.mean(y * y))
+        keep = np.abs(y) >= tuning.reduction_quiet * np.sqrt(np.mean(y * y))
     if not np.all(np.isfinite(y)) or keep.sum() < 20 or np.any(_both_signs(X)):
         return X, y
     return X[keep], y[keep]

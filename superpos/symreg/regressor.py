@@ -17,6 +17,7 @@ from .pipeline import find_formula
 from .render import rename_variables
 from .settings import FormulaSettings
 from .template import template_over_inputs
+from .tuning import TUNING
 
 __all__ = ["SuperposRegressor"]
 
@@ -81,6 +82,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     decompose, decompose_depth : solve separable laws (a sum or product of parts over disjoint
         groups of inputs, :mod:`~superpos.symreg.separable`) part by part, with parts within
         parts to ``decompose_depth`` levels; False or 0 turns it off.
+    tuning : the search's thresholds, a :class:`~superpos.symreg.tuning.Tuning` record (None:
+        the shipped ``TUNING``; docs/tuning.md lists them): for a sensitivity study, e.g.
+        ``tuning=TUNING.replace(edge_ratio=8.0)``. Internal values, checked on the benchmarks.
 
     Attributes
     ----------
@@ -125,7 +129,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  cross_validate_below: int = 30, random_state=None, selection: str = "best",
                  max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
                  precision: float | None = None, decompose: bool = True, decompose_depth: int = 3,
-                 template: str | None = None):
+                 template: str | None = None, tuning=None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -147,10 +151,12 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.decompose = decompose
         self.decompose_depth = decompose_depth
         self.template = template
+        self.tuning = tuning
 
     def fit(self, X, y):
         """Find the formula; returns self."""
         options = {k: v for k, v in self.get_params(deep=False).items() if k not in ("predictor", "template")}
+        options["tuning"] = TUNING if self.tuning is None else self.tuning
         settings = FormulaSettings.from_options(**options)
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         if X.shape[0] < 5:

@@ -12,6 +12,7 @@ import sympy
 
 from ..core.constants import number_code, pi_multiple
 from ..core.timecap import CapExceeded, cap_available, capped
+from .tuning import TUNING, Tuning
 
 __all__ = ["round_constants", "wrapped_phases", "monic_denominators", "simplify_capped", "clean_constants",
            "cancelled_terms", "signed_abs",
@@ -57,10 +58,6 @@ def units_unimported():
             del sys.modules[_UNITS]
 
 
-_FACTOR_SHARE = 0.25
-"""sympy's ``factor`` runs under this share of the simplification's cap (it takes milliseconds)."""
-
-
 def _factored(expr: sympy.Expr, seconds: float) -> sympy.Expr:
     """sympy's ``factor`` of ``expr`` where it has fewer operations, under a cap of ``seconds``;
     else ``expr``. simplify does not try it: (cos(x7) - 1)^2 came back as cos(x7)^2 - 2 cos(x7) + 1."""
@@ -71,10 +68,11 @@ def _factored(expr: sympy.Expr, seconds: float) -> sympy.Expr:
     return out if sympy.count_ops(out) < sympy.count_ops(expr) else expr
 
 
-def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> sympy.Expr:
+def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=(), tuning: Tuning = TUNING) -> sympy.Expr:
     """sympy.simplify under a wall-clock cap (SIGALRM, so only in the main thread and when
     no other interval timer is running; otherwise ``expr`` comes back as it is). Returns
-    ``expr`` unchanged on timeout or when simplify makes it longer. Then :func:`_factored`.
+    ``expr`` unchanged on timeout or when simplify makes it longer. Then :func:`_factored`, under
+    ``factor_time_share`` of the cap (it takes milliseconds).
     Symbols named in ``positive`` are treated as positive while simplifying."""
     repl = {s: sympy.Symbol(s.name, positive=True) for s in expr.free_symbols if s.name in set(positive)}
     back = {v: k for k, v in repl.items()}
@@ -95,7 +93,7 @@ def simplify_capped(expr: sympy.Expr, seconds: float = 1.0, positive=()) -> symp
         out = e
     except Exception:  # noqa: BLE001 - sympy can fail in many ways on odd input
         out = e
-    out = _factored(out, _FACTOR_SHARE * seconds)
+    out = _factored(out, tuning.factor_time_share * seconds)
     if hidden is not None:
         out = out.replace(*hidden)
     return out.xreplace(back) if back else out
@@ -183,11 +181,6 @@ def clean_constants(expr: sympy.Expr, digits: int = 6, negligible: float = 1e-9)
     return round_constants(expr.xreplace(tiny) if tiny else expr, digits=digits, keep_floats=True)
 
 
-_CANCELLED = 1e-9
-"""A term of the expanded formula below this share of the root mean square of y at every point
-is a pair of constants that cancel (:func:`cancelled_terms`)."""
-
-
 def _on_rows(expr: sympy.Expr, X: np.ndarray) -> np.ndarray:
     """The values of ``expr`` (over x1..xm, whatever their assumptions) at every row of X."""
     xs = sympy.symbols(f"x1:{X.shape[1] + 1}")
@@ -197,9 +190,10 @@ def _on_rows(expr: sympy.Expr, X: np.ndarray) -> np.ndarray:
                                           dtype=np.float64), (X.shape[0],))
 
 
-def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int = 200) -> sympy.Expr:
+def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int = 200,
+                    tuning: Tuning = TUNING) -> sympy.Expr:
     """``expr`` without constants that cancel each other: its products distributed over sums,
-    like terms collected, and the terms under :data:`_CANCELLED` of the root mean square of y
+    like terms collected, and the terms under ``cancelled_share`` of the root mean square of y
     at every row of X dropped; kept only where that is shorter than ``expr`` (an exact sum found
     as x4 (x3 / (x5 + x6) - 3.2575e-5) + 3.2575e-5 x4 + exp(-x1 / x2), each constant fitted
     where only their difference matters, is x3 x4 / (x5 + x6) + exp(-x1 / x2)). ``expr`` as it
@@ -212,7 +206,7 @@ def cancelled_terms(expr: sympy.Expr, X: np.ndarray, y: np.ndarray, max_ops: int
         kept, dropped = [], False
         for term in sympy.Add.make_args(e):
             v = _on_rows(term, X)
-            if np.all(np.isfinite(v)) and np.max(np.abs(v)) <= _CANCELLED * scale:
+            if np.all(np.isfinite(v)) and np.max(np.abs(v)) <= tuning.cancelled_share * scale:
                 dropped = True
             else:
                 kept.append(term)

@@ -1,7 +1,7 @@
 """Local search around the decoder's candidates: single edits of the best-fitting trees.
 
 The decoder ranks skeletons by the model's likelihood only; a formula the model ranks far
-down (Nguyen-9, sin(x1) + sin(x2^2), scores 8 nats below the 1000th tree) is often one edit
+down (sin(x1) + sin(x2^2) may score 8 nats below the 1000th tree) is often one edit
 away from a candidate the data already likes (0.9 x2^2 + sin(x1)). Each round takes the
 ``n_seeds`` candidates with the lowest validation error, builds every tree one edit away,
 fits them all in one compiled call and keeps the new ones; the data, not the model, ranks

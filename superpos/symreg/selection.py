@@ -14,8 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 from .candidates import Candidate, Points
-from .edges import EDGE_FLOOR, edge_floor
+from .edges import edge_floor
 from .plausibility import beyond_points, explodes, extrapolation_order, plausible, probe_points
+from .tuning import TUNING, Tuning
 from .unit_constants import scored_variants, unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
@@ -56,31 +57,15 @@ def rank_candidates(cands: list[Candidate], rtol: float) -> list[Candidate]:
     return [cands[k] for k in selection_order(cands, rtol=rtol)]
 
 
-_FINALISTS = 10
-"""The candidates first under the tie rule and those of least validation error, this many of
-each, are ranked again by cross-validation on all the selection points."""
-
-_WRITTEN = 50
-"""The candidates of least validation error whose forms written with their unit constants
-(:func:`~superpos.symreg.unit_constants.unit_variants`) may join the front the finalists take
-from: at 1 % noise I.10.7's x1 / sqrt(1 - x2^2 / x3^2), fitted with two constants near 1 and
-ranked 34th on one split, was dominated by x1 / cos(exp(c x3 / x2)) (9 nodes, one constant);
-written, it has 9 nodes and none."""
-
-
-_MARGIN = (0.05, 0.01)
-"""Errors within 5 % of the best and within 1 % of the variance of y (normalised errors
-0.01 apart: R^2 0.01) are practically equal (:func:`paired_order`)."""
-
-
 def paired_order(cands: list[Candidate], errors: np.ndarray, rtol: float = np.inf,
-                 margin: tuple[float, float] = _MARGIN, atol: float = 1e-10) -> list[int]:
+                 margin: tuple[float, float] | None = None, atol: float = 1e-10,
+                 tuning: Tuning = TUNING) -> list[int]:
     """Candidates best first from their per-point held-out errors ``errors`` (candidates, n).
     Against the candidate of least mean error b, candidate k ties when the data cannot call
     it worse, mean(e_k - e_b) <= min(sd(e_k - e_b) / sqrt(n), ``rtol`` mean(e_b)), or when
     it is not worse by much, mean(e_k - e_b) <= min(m_rel mean(e_b), m_abs) with ``margin``
-    = (m_rel, m_abs) (+ ``atol``; the errors are normalised by the variance of y, so m_abs is
-    in R^2); the tie goes to the simpler tree, then the more likely one, and the rest follow
+    = (m_rel, m_abs) (``practical_margin`` by default; + ``atol``; the errors are normalised by
+    the variance of y, so m_abs is in R^2); the tie goes to the simpler tree, then the more likely one, and the rest follow
     by mean error. A more complex formula must be better beyond the noise and by a margin
     worth a term; on a noisy table that margin is at most m_abs of R^2.
     The standard error of the paired difference is the right one where the difference
@@ -91,6 +76,7 @@ def paired_order(cands: list[Candidate], errors: np.ndarray, rtol: float = np.in
     error of a mean squared error, ``rtol`` relative, and that one decides."""
     if not cands:
         return []
+    margin = tuning.practical_margin if margin is None else margin
     E = np.asarray(errors, dtype=np.float64)
     with np.errstate(all="ignore"):
         mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
@@ -131,11 +117,11 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
                               model_scored=frozenset(), stages: list | None = None) -> list[Candidate]:
     """``cands`` with their finalists first, ranked by K-fold cross-validation on all the
     points (constants refitted on each fold's other points) under :func:`paired_order`.
-    The finalists are the first ``_FINALISTS`` under the tie rule, as many of least
+    The finalists are the first ``cv_finalists`` under the tie rule, as many of least
     validation error, the ``affine`` trees (the affine formula over every input) and the
-    simplest ``_FINALISTS`` of the accuracy-complexity front (:func:`front`, the shorter
+    simplest ``cv_finalists`` of the accuracy-complexity front (:func:`front`, the shorter
     alternatives an approximation is chosen among; over the pool and the written forms of its
-    ``_WRITTEN`` of least error, each scored on its own:
+    ``written_variants`` of least error, each scored on its own:
     :func:`~superpos.symreg.unit_constants.scored_variants`), and the forms of these written with their
     unit constants (:func:`~superpos.symreg.unit_constants.unit_variants`): one
     split's quarter of the points chooses between thousands of candidates, and on noisy
@@ -148,19 +134,20 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     ``code_length``); then :func:`extrapolation_order` applies. ``stages``, where given, gets
     (stage, leader) after each ordering (the trace's record of what chose the winner)."""
     note = (lambda stage, order: stages.append((stage, order[0]))) if stages is not None else (lambda *_: None)
+    t = settings.tuning
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
     head: list[Candidate] = []
     chosen: set[int] = set()  # ids of the candidates in head
     by_error = sorted(cands, key=lambda c: c.nmse_validation)
     memo: dict = {}  # the written forms, once per candidate
-    written = scored_variants(by_error[:_WRITTEN], basis, points, settings, seed, memo)
-    for c in (cands[:_FINALISTS] + by_error[:_FINALISTS] + _distinct(by_error, _FINALISTS)
+    written = scored_variants(by_error[:t.written_variants], basis, points, settings, seed, memo)
+    for c in (cands[:t.cv_finalists] + by_error[:t.cv_finalists] + _distinct(by_error, t.cv_finalists)
               + [c for c in cands if np.asarray(c.tree, dtype=np.int64).tobytes() in keys]
-              + front(cands + written, _FINALISTS)):
+              + front(cands + written, t.cv_finalists)):
         if (np.isfinite(c.nmse_validation) or points.folds) and id(c) not in chosen:
             head.append(c)
             chosen.add(id(c))
-    head += unit_variants(head, basis, memo)
+    head += unit_variants(head, basis, memo, tuning=t)
     if len(head) < 2:
         return cands
     cv = points if points.folds else Points.k_folds(points.X, points.y, 5, rng)
@@ -177,13 +164,14 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     elif settings.selection == "best":
         order = best_order(finalists, means, exact_below)
     else:
-        order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation))
+        order = paired_order(finalists, errors, settings.tie_tolerance(cv.n_validation), tuning=t)
     note(f"cross-validated ({settings.selection})", [finalists[order[0]]])
     ordered = honest_order([finalists[k] for k in order], basis, points.X, points.y, exact_below, rng,
-                           settings.lm_iterations, seed, edge_floor(settings.precision, exact_below), errors[order])
+                           settings.lm_iterations, seed, edge_floor(settings.precision, exact_below, t), errors[order],
+                           tuning=t)
     note("honest (a law first)", ordered)
     ordered = extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
-                                  settings.tie_tolerance(cv.n_validation))
+                                  settings.tie_tolerance(cv.n_validation), tuning=t)
     note("extrapolation", ordered)
     return ordered + rest
 
@@ -204,27 +192,23 @@ def _distinct(cands: list[Candidate], limit: int) -> list[Candidate]:
     return out
 
 
-def _similar(e: float, e0: float) -> bool:
-    """Normalised errors practically alike: at most twice, or 0.001 (R^2) more."""
-    return e <= max(2.0 * e0, e0 + 1e-3)
-
-
-_WINDOW = (10.0, 0.01, 0.05)
-"""When no candidate is a law, the approximation shown has at most 10x the least normalised
-error (but at most 0.05 of R^2 more), or 0.01 (R^2) more (:func:`_brief`): brevity is worth a
-little accuracy, not a poor fit (R^2 0.74 beside 0.96)."""
+def _similar(e: float, e0: float, tuning: Tuning) -> bool:
+    """Normalised errors practically alike: at most ``alike_times``, or ``alike_more`` (R^2) more."""
+    return e <= max(tuning.alike_times * e0, e0 + tuning.alike_more)
 
 
 def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, exact_below: float,
                  rng: np.random.Generator, max_iter: int = 50, seed: int = 0,
-                 floor: float = EDGE_FLOOR, per_point: np.ndarray | None = None) -> list[Candidate]:
+                 floor: float | None = None, per_point: np.ndarray | None = None,
+                 tuning: Tuning = TUNING) -> list[Candidate]:
     """A law before an approximation: the first candidate (in the rule's order) of error
     similar to the least (:func:`_similar`) whose status (:func:`~superpos.symreg.status.formula_status`
     with its constants on X, and refitted on the interior for the edge test of
-    :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``) is ``exact`` or ``law``
+    :mod:`~superpos.symreg.edges`, ``max_iter`` steps, edge ``floor``, the record's by default) is
+    ``exact`` or ``law``
     goes first. When there is none, no law is claimed and the approximation :func:`_brief`
     picks goes first (the simplest the front reaches at a bounded cost of error per node,
-    within :data:`_WINDOW` of the least error): an approximation is worth its brevity, and a
+    within ``approximation_window`` of the least error): an approximation is worth its brevity, and a
     longer sum
     that fits the sample a little better is a curve fit that fails beyond it (PySR's score,
     -d log(error) / d complexity, picked such sums: their last terms cut the error by large
@@ -248,39 +232,33 @@ def honest_order(cands: list[Candidate], basis, X: np.ndarray, y: np.ndarray, ex
             c = cands[k]
             with np.errstate(all="ignore"):
                 r = y - evaluate(c.tree, basis, X, c.constants)
-            hoods = neighbourhoods(X) if hoods is None else hoods
-            splits = edge_splits(X) if splits is None else splits
+            hoods = neighbourhoods(X, tuning=tuning) if hoods is None else hoods
+            splits = edge_splits(X, tuning) if splits is None else splits
 
             def edges(c=c):
-                return edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits)
+                return edge_errors(c.tree, basis, X, y, c.constants, max_iter, seed, splits, tuning)
 
             status[k] = formula_status(c.nmse_validation, exact_below, X, r, np.random.default_rng(rng.integers(2**31)),
-                                       hoods=hoods, edges=edges, edge_floor=floor) != "approximation"
+                                       hoods=hoods, edges=edges, edge_floor=floor, tuning=tuning) != "approximation"
         return status[k]
 
-    worse = _worse_than_a_law(cands, per_point, exact_below, is_law)
+    worse = _worse_than_a_law(cands, per_point, exact_below, is_law, tuning)
     for k, c in enumerate(cands):
-        if not (np.isfinite(c.nmse_validation) and _similar(c.nmse_validation, e0)) or k in worse:
+        if not (np.isfinite(c.nmse_validation) and _similar(c.nmse_validation, e0, tuning)) or k in worse:
             continue
         if is_law(k):
             return cands if k == 0 else [c] + cands[:k] + cands[k + 1:]
-    pick = _brief(cands, errors, e0, exact_below)
+    pick = _brief(cands, errors, e0, exact_below, tuning)
     return cands if pick == 0 else [cands[pick]] + cands[:pick] + cands[pick + 1:]
 
 
-_WORSE = 3.0
-"""A law's claim needs its held-out error within this many standard errors of the paired
-difference from the least one when that one is a law too (:func:`_worse_than_a_law`)."""
-
-
-def _worse_than_a_law(cands: list[Candidate], per_point: np.ndarray | None, exact_below: float, is_law) -> set[int]:
+def _worse_than_a_law(cands: list[Candidate], per_point: np.ndarray | None, exact_below: float, is_law,
+                      tuning: Tuning = TUNING) -> set[int]:
     """The candidates whose per-point held-out errors are worse than those of the candidate of
-    least mean error b beyond the noise (the paired mean difference above :data:`_WORSE`
-    standard errors, 5 % of b's error and the data's precision), when b is a law: their
-    residuals hold what b explains, so they are not the law however noise-like they look
-    (x1^4 + 2 x1 + x2 log|x1| at 1 % noise: the sum without its x2 term passed the residual
-    tests and came first, though worse held out beyond the noise). Empty without the per-point
-    errors."""
+    least mean error b beyond the noise (the paired mean difference above ``law_worse_se``
+    standard errors, ``law_worse_share`` of b's error and the data's precision), when b is a
+    law: their residuals hold what b explains, so they are not the law however noise-like they
+    look. Empty without the per-point errors."""
     if per_point is None or len(cands) < 2:
         return set()
     E = np.asarray(per_point, dtype=np.float64)
@@ -294,26 +272,21 @@ def _worse_than_a_law(cands: list[Candidate], per_point: np.ndarray | None, exac
         with np.errstate(all="ignore"):
             d = E[k] - E[b]
             se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
-        if k != b and d.mean() > max(_WORSE * se, 0.05 * mean[b], exact_below):
+        if k != b and d.mean() > max(tuning.law_worse_se * se, tuning.law_worse_share * mean[b], exact_below):
             out.add(int(k))
     return out if out and is_law(b) else set()
 
 
-_RATE = 1.0
-"""An approximation gives up at most this much log error per unit of complexity saved (e, 2.7x
-the error per node), step by step along the front (:func:`_brief`)."""
-
-
-def _brief(cands: list[Candidate], errors: np.ndarray, e0: float, exact_below: float) -> int:
+def _brief(cands: list[Candidate], errors: np.ndarray, e0: float, exact_below: float, tuning: Tuning = TUNING) -> int:
     """The approximation to show: from the candidate of least error, step to the next simpler
-    one of the accuracy-complexity front while each step costs at most :data:`_RATE` of log
+    one of the accuracy-complexity front while each step costs at most ``brevity_rate`` of log
     error per unit of complexity (errors under the data's precision count as that precision)
-    and the error stays within :data:`_WINDOW` of the least. A long sum that fits to
-    round-off gives way to a formula a fifth its length that is almost as good (AI Feynman
-    III.14.14: a 130-node expansion, a 20-node formula of R^2 0.999), but a 16-node formula
-    with R^2 1.0 does not give way to a 4-node one with 0.987 (the hard set's Michaelis-Menten
-    with a linear term): a flat window of 0.01 of R^2 took that step."""
-    limit = max(min(_WINDOW[0] * e0, e0 + _WINDOW[2]), e0 + _WINDOW[1])
+    and the error stays within ``approximation_window`` of the least: a long sum that fits to
+    round-off gives way to a formula a fraction its length that is almost as good, but a
+    formula with R^2 1.0 does not give way to a much shorter one of R^2 0.987 (a flat window of
+    0.01 of R^2 took that step)."""
+    window = tuning.approximation_window
+    limit = max(min(window[0] * e0, e0 + window[2]), e0 + window[1])
     keys = tie_keys(cands)
     front, last = [], np.inf
     for k in (int(k) for k in tie_order(cands) if np.isfinite(errors[k])):  # simplest first, each better
@@ -326,7 +299,7 @@ def _brief(cands: list[Candidate], errors: np.ndarray, e0: float, exact_below: f
         if errors[k] > limit:
             break
         saved = max(keys[cur, 0] - keys[k, 0], 1.0)
-        if np.log(max(errors[k], floor) / max(errors[cur], floor)) > _RATE * saved:
+        if np.log(max(errors[k], floor) / max(errors[cur], floor)) > tuning.brevity_rate * saved:
             break
         cur = k
     return cur
@@ -378,7 +351,7 @@ def mdl_order(cands: list[Candidate], basis, points: Points, cv_loss: np.ndarray
     for c in cands:
         if c.constants.size and np.all(np.isfinite(c.constants)):
             fitted = refit_constants(c.tree, basis, X, y, c.constants, 0, settings.lm_iterations, seed)
-            snapped = snap_constants(c.tree, basis, X, y, fitted)
+            snapped = snap_constants(c.tree, basis, X, y, fitted, tuning=settings.tuning)
         else:
             fitted = snapped = c.constants
         scored = c.source in model_scored

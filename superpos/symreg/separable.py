@@ -2,23 +2,23 @@
 
 A law y = f_1(x_P1) + ... + f_k(x_Pk) over disjoint groups of inputs P_p (additive), or
 y = f_1(x_P1) * ... * f_k(x_Pk) (multiplicative: additive in log|y| where y keeps one sign),
-can be solved part by part (AI Feynman's modularity, Udrescu et al. 2020). The test here needs
+can be solved part by part (the modularity of Udrescu et al. 2020). The test here needs
 no neural surrogate: it fits additive models of polynomials, each part's own polynomial in its
 inputs (degree 5 for one input, 4 for two, 3 for three or four, 2 beyond), by least squares, and
 searches the partition by agglomeration: start from every input alone, merge the two parts
 whose merge lowers the BIC (n log(SSE / n) + p log n) most, as long as the merge also cuts the
-SSE to :data:`_MERGE_GAIN` of itself, or gains :data:`_TYPICAL` times the median merge's gain
-and :data:`_MIN_GAIN` of the SSE (a merge of parts that add up only buys flexibility, so its
+SSE to ``merge_gain`` of itself, or gains ``merge_typical`` times the median merge's gain
+and ``merge_min_gain`` of the SSE (a merge of parts that add up only buys flexibility, so its
 gain is small; a true interaction is missed by orders of magnitude); where no two parts
 qualify, three parts may merge the same way. The partition fires when it has two or more parts
-and explains :data:`_EXPLAINED` of the variance; its fitted parts
+and explains ``separable_explained`` of the variance; its fitted parts
 give the starting targets of each part's search (:class:`Separation`).
 
 Where y changes sign, log|y| has no such fit (its zeros are poles of log|y|), and a product
 y = f(x_A) g(x_B) is tested directly (:func:`signed_products`): for every split A | B of the
-inputs (at most :data:`_SIGNED_INPUTS` inputs), the product of two polynomials, one in each
+inputs (at most ``signed_split_inputs`` inputs), the product of two polynomials, one in each
 group (the degrees above), fitted by alternating least squares; the split of least error fires
-where it explains :data:`_EXPLAINED` of the variance and every split nearly as good agrees with
+where it explains ``separable_explained`` of the variance and every split nearly as good agrees with
 it (the groups both name hold a product of their intersections that explains as much, and the
 law is then taken as that finer product; a flexible fit of a law that is no product passes for
 several incompatible splits).
@@ -32,41 +32,9 @@ from itertools import combinations, combinations_with_replacement
 import numpy as np
 import sympy
 
+from .tuning import TUNING, Tuning
+
 __all__ = ["Separation", "separations", "partition", "signed_products", "split_parts"]
-
-_EXPLAINED = 0.98
-"""The share of the variance (of y, or of log|y| for products) the additive polynomial model of
-a partition must explain for the partition to be proposed."""
-
-_MERGE_GAIN = 0.5
-"""A merge of two parts is taken only where it multiplies the SSE by at most this."""
-
-_TYPICAL = 5.0
-"""... or where its SSE gain is at least this many times the median gain of all merges of as many
-parts (among many equal parts, x1 x2 + x3 x4 + x5 x6 + x7 x8, one true merge removes only a
-quarter of the SSE, but some 10 times what a merge of parts that add up buys)."""
-
-_MIN_GAIN = 0.1
-"""... and then at least this share of the SSE (among few small gains, the median says little)."""
-
-_EXACT = 1e-12
-"""A partition whose SSE is below this share of the variance is exact: no merge can improve it."""
-
-_MIN_POINTS_PER_INPUT = 10
-"""The test abstains below this many points per input."""
-
-_DEGREE = {1: 5, 2: 4, 3: 3, 4: 3}
-
-_SIGNED_INPUTS = 7
-"""The product test of a y that changes sign tries every split of at most this many inputs
-(63 splits)."""
-
-_RIVAL = 2.0
-"""A split whose unexplained share is within this factor of the best one's is a rival: both
-must hold together (:func:`signed_products`)."""
-
-_ALS_ROUNDS = 30
-"""At most this many rounds of alternating least squares per start."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +52,13 @@ class Separation:
     sign: float = 1.0
     misfit: tuple[float, ...] = ()
 
-    def order(self) -> list[int]:
+    def order(self, negligible: float) -> list[int]:
         """The parts in the order to solve them: the one whose polynomial misses most of the
         target first (:func:`_misfits`), so that the others' targets hold its formula instead of
         that polynomial; the parts' own order where no misfit is recorded or none is above
-        :data:`_NEGLIGIBLE`."""
+        ``negligible`` (round-off: the record's ``misfit_negligible``)."""
         k = len(self.parts)
-        if len(self.misfit) != k or max(self.misfit) <= _NEGLIGIBLE:
+        if len(self.misfit) != k or max(self.misfit) <= negligible:
             return list(range(k))
         return sorted(range(k), key=lambda p: -self.misfit[p])
 
@@ -106,9 +74,14 @@ class Separation:
         return scale * np.exp(self.components[:, p])
 
 
-def _columns(Z: np.ndarray, part: tuple[int, ...]) -> np.ndarray:
-    """Monomials of degree 1..d of the standardised inputs of ``part``."""
-    d = _DEGREE.get(len(part), 2)
+def _degree(part: tuple[int, ...], tuning: Tuning) -> int:
+    """The degree of a part's polynomial: ``separable_degrees`` by its number of inputs, 2 beyond."""
+    return dict(tuning.separable_degrees).get(len(part), 2)
+
+
+def _columns(Z: np.ndarray, part: tuple[int, ...], tuning: Tuning) -> np.ndarray:
+    """Monomials of degree 1..d of the standardised inputs of ``part`` (:func:`_degree`)."""
+    d = _degree(part, tuning)
     cols = []
     for deg in range(1, d + 1):
         for idx in combinations_with_replacement(part, deg):
@@ -116,22 +89,16 @@ def _columns(Z: np.ndarray, part: tuple[int, ...]) -> np.ndarray:
     return np.column_stack(cols)
 
 
-_NEGLIGIBLE = 1e-9
-"""Misfits (shares of the variance) at or below this are round-off: the parts keep their order."""
-
-_RICHER = 2
-"""A part's misfit is measured with polynomials this many degrees above its own."""
-
-
-def _misfits(Z: np.ndarray, r: np.ndarray, parts: list[tuple[int, ...]], rows: np.ndarray, sst: float) -> tuple:
+def _misfits(Z: np.ndarray, r: np.ndarray, parts: list[tuple[int, ...]], rows: np.ndarray, sst: float,
+             tuning: Tuning) -> tuple:
     """For each part, the share of the variance of the target that a richer polynomial in the
-    part's inputs (:data:`_RICHER` degrees more, at most a quarter of the points' columns)
+    part's inputs (``misfit_richer`` degrees more, at most a quarter of the points' columns)
     explains of the additive model's residuals ``r``: where the law's part is no polynomial
-    (the N-slit's sin^2(x3 x4 / 2) / sin^2(x3 / 2)) its own polynomial leaves the most, and
-    every other part's target is off by it until it is solved."""
+    (sin^2(x3 x4 / 2) / sin^2(x3 / 2)) its own polynomial leaves the most, and every other
+    part's target is off by it until it is solved."""
     out = []
     for part in parts:
-        degree = _DEGREE.get(len(part), 2) + _RICHER
+        degree = _degree(part, tuning) + tuning.misfit_richer
         while degree > 1 and math.comb(len(part) + degree, degree) > rows.size / 4:
             degree -= 1
         cols = [np.ones(Z.shape[0])] + [np.prod(Z[:, list(idx)], axis=1) for d in range(1, degree + 1)
@@ -143,13 +110,13 @@ def _misfits(Z: np.ndarray, r: np.ndarray, parts: list[tuple[int, ...]], rows: n
     return tuple(out)
 
 
-def _fit(Z: np.ndarray, t: np.ndarray, parts: list[tuple[int, ...]], cache: dict, rows: np.ndarray):
+def _fit(Z: np.ndarray, t: np.ndarray, parts: list[tuple[int, ...]], cache: dict, rows: np.ndarray, tuning: Tuning):
     """Least squares of t[rows] on an intercept and every part's columns:
     (sse, n_params, coef, blocks at every row of Z)."""
     blocks = []
     for p in parts:
         if p not in cache:
-            cache[p] = _columns(Z, p)
+            cache[p] = _columns(Z, p, tuning)
         blocks.append(cache[p])
     A = np.column_stack([np.ones(Z.shape[0])] + blocks)
     coef, *_ = np.linalg.lstsq(A[rows], t[rows], rcond=None)
@@ -157,7 +124,7 @@ def _fit(Z: np.ndarray, t: np.ndarray, parts: list[tuple[int, ...]], cache: dict
     return float(r @ r), A.shape[1], coef, blocks
 
 
-def partition(X: np.ndarray, t: np.ndarray, rows=None) \
+def partition(X: np.ndarray, t: np.ndarray, rows=None, tuning: Tuning = TUNING) \
         -> tuple[list[tuple[int, ...]], float, np.ndarray, float, tuple] | None:
     """The finest additive partition of the inputs for target t by agglomeration (see the
     module docstring), fitted on ``rows`` (default all): (parts, explained share of variance,
@@ -166,7 +133,7 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) \
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
     n, m = int(rows.size), X.shape[1]
     t = np.asarray(t, dtype=np.float64)
-    if m < 2 or n < _MIN_POINTS_PER_INPUT * m or not np.all(np.isfinite(t[rows])) or np.ptp(t[rows]) == 0:
+    if m < 2 or n < tuning.separable_points_per_input * m or not np.all(np.isfinite(t[rows])) or np.ptp(t[rows]) == 0:
         return None
     sd = X[rows].std(axis=0)
     if np.any(sd == 0):
@@ -179,14 +146,14 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) \
     def bic(sse, p):
         return n * np.log(max(sse, 1e-300 * sst) / n) + p * np.log(n)
 
-    sse, p, _, _ = _fit(Z, t, parts, cache, rows)
-    while len(parts) > 1 and sse > _EXACT * sst:
+    sse, p, _, _ = _fit(Z, t, parts, cache, rows, tuning)
+    while len(parts) > 1 and sse > tuning.separable_exact * sst:
         for size in [k for k in (2, 3) if k <= len(parts)]:  # three where no two interact alone (x1 x2 x3)
             trials = []
             for group in combinations(range(len(parts)), size):
                 merged = tuple(sorted(sum((parts[g] for g in group), ())))
                 trial = [q for k, q in enumerate(parts) if k not in group] + [merged]
-                s2, p2, _, _ = _fit(Z, t, trial, cache, rows)
+                s2, p2, _, _ = _fit(Z, t, trial, cache, rows, tuning)
                 if p2 < n:
                     trials.append((bic(s2, p2), trial, s2, p2))
             if not trials:
@@ -195,50 +162,52 @@ def partition(X: np.ndarray, t: np.ndarray, rows=None) \
             gains = np.array([sse - r[2] for r in trials])
             typical = float(np.median(gains)) if len(trials) >= 3 else np.inf
             gain = sse - best[2]
-            if best[0] < bic(sse, p) and (best[2] <= _MERGE_GAIN * sse
-                                          or (gain >= _TYPICAL * max(typical, 0.0) and gain >= _MIN_GAIN * sse)):
+            if best[0] < bic(sse, p) and (best[2] <= tuning.merge_gain * sse
+                                          or (gain >= tuning.merge_typical * max(typical, 0.0)
+                                              and gain >= tuning.merge_min_gain * sse)):
                 _, parts, sse, p = best
                 break
         else:
             break
     parts = sorted(parts)
-    sse, _, coef, blocks = _fit(Z, t, parts, cache, rows)
+    sse, _, coef, blocks = _fit(Z, t, parts, cache, rows, tuning)
     comps, k = [], 1
     for B in blocks:
         comps.append(B @ coef[k:k + B.shape[1]])
         k += B.shape[1]
     comps = np.column_stack(comps)
-    misfit = _misfits(Z, t - coef[0] - comps.sum(axis=1), parts, rows, sst)
+    misfit = _misfits(Z, t - coef[0] - comps.sum(axis=1), parts, rows, sst, tuning)
     return parts, 1.0 - sse / sst, comps, float(coef[0]), misfit
 
 
-def separations(X: np.ndarray, y: np.ndarray, rows=None, signed: bool = True) -> list[Separation]:
+def separations(X: np.ndarray, y: np.ndarray, rows=None, signed: bool = True,
+                tuning: Tuning = TUNING) -> list[Separation]:
     """The additive partition of y and, where y keeps one sign, of log|y| (the multiplicative
     one), each fitted on ``rows`` (default all; components at every row) where it has two or
-    more parts and explains :data:`_EXPLAINED` of the variance; additive first. Where y changes
+    more parts and explains ``separable_explained`` of the variance; additive first. Where y changes
     sign and no additive partition fired, the product of factors that may change sign
     (:func:`signed_products`, with ``signed``) instead of the log test."""
     out = []
-    found = partition(X, y, rows)
-    if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
+    found = partition(X, y, rows, tuning)
+    if found is not None and len(found[0]) > 1 and found[1] >= tuning.separable_explained:
         out.append(Separation("sum", tuple(found[0]), found[2], found[3], found[1], misfit=found[4]))
     if np.all(y > 0) or np.all(y < 0):
-        found = partition(X, np.log(np.abs(y)), rows)
-        if found is not None and len(found[0]) > 1 and found[1] >= _EXPLAINED:
+        found = partition(X, np.log(np.abs(y)), rows, tuning)
+        if found is not None and len(found[0]) > 1 and found[1] >= tuning.separable_explained:
             out.append(Separation("product", tuple(found[0]), found[2], found[3], found[1], float(np.sign(y[0])),
                                   found[4]))
     elif signed and not out:  # a sum is no product
-        out += signed_products(X, y, rows)
+        out += signed_products(X, y, rows, tuning)
     return out
 
 
-def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: np.ndarray):
+def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: np.ndarray, tuning: Tuning):
     """t ~ prod_p F_p(x_{groups[p]}), each F_p a polynomial (intercept and :func:`_columns`),
     by alternating least squares on ``rows``, from a start per factor and per target (that
     factor fitted to |t|, then to t, the others 1 and updated first; one start alone falls into
     a poor local optimum where t's mean over the other inputs is near 0): (SSE, the factors'
-    values at every row of Z (n, k))."""
-    bases = [np.column_stack([np.ones(Z.shape[0]), _columns(Z, g)]) for g in groups]
+    values at every row of Z (n, k)); at most ``als_rounds`` rounds a start."""
+    bases = [np.column_stack([np.ones(Z.shape[0]), _columns(Z, g, tuning)]) for g in groups]
     tr = t[rows]
     best = (np.inf, None)
     k = len(groups)
@@ -248,7 +217,7 @@ def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: 
         vals[lead] = bases[lead] @ coef
         order = [q for q in range(k) if q != lead] + [lead]
         prev = np.inf
-        for _ in range(_ALS_ROUNDS):
+        for _ in range(tuning.als_rounds):
             for p in order:
                 B = bases[p]
                 rest = np.prod([vals[q][rows] for q in range(len(groups)) if q != p], axis=0)
@@ -264,16 +233,18 @@ def _factors(Z: np.ndarray, t: np.ndarray, groups: list[tuple[int, ...]], rows: 
     return best
 
 
-def signed_products(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]:
+def signed_products(X: np.ndarray, y: np.ndarray, rows=None, tuning: Tuning = TUNING) -> list[Separation]:
     """y = f(x_A) g(x_B) for a y that changes sign (see the module): [the split, refined by its
-    rivals, as a :class:`Separation` of ``kind`` "signed" (components: the factors' values at
-    every row)], or [] where no split explains :data:`_EXPLAINED` of the variance on ``rows``
-    (default all), a rival split disagrees, the inputs are more than :data:`_SIGNED_INPUTS` or
-    the points fewer than 10 per input."""
+    rivals (splits within ``rival_split`` of its unexplained share, which must hold together),
+    as a :class:`Separation` of ``kind`` "signed" (components: the factors' values at every
+    row)], or [] where no split explains ``separable_explained`` of the variance on ``rows``
+    (default all), a rival split disagrees, the inputs are more than ``signed_split_inputs`` or
+    the points fewer than ``separable_points_per_input`` per input."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
     n, m = int(rows.size), X.shape[1]
     y = np.asarray(y, dtype=np.float64)
-    if (m < 2 or m > _SIGNED_INPUTS or n < _MIN_POINTS_PER_INPUT * m or not np.all(np.isfinite(y[rows]))
+    if (m < 2 or m > tuning.signed_split_inputs or n < tuning.separable_points_per_input * m
+            or not np.all(np.isfinite(y[rows]))
             or np.ptp(y[rows]) == 0):
         return []
     sd = X[rows].std(axis=0)
@@ -286,24 +257,24 @@ def signed_products(X: np.ndarray, y: np.ndarray, rows=None) -> list[Separation]
         for A in combinations(range(m), k):
             if 0 in A:
                 B = tuple(j for j in range(m) if j not in A)
-                sse, vals = _factors(Z, y, [A, B], rows)
+                sse, vals = _factors(Z, y, [A, B], rows, tuning)
                 if vals is not None:
                     fits.append((sse / sst, A, B, vals))
     if not fits:
         return []
     fits.sort(key=lambda f: f[0])
     u, A, B, vals = fits[0]
-    if u > 1.0 - _EXPLAINED:
+    if u > 1.0 - tuning.separable_explained:
         return []
     parts = [A, B]
     for u2, A2, B2, _ in fits[1:]:
-        if u2 > _RIVAL * max(u, _EXACT):
+        if u2 > tuning.rival_split * max(u, tuning.separable_exact):
             break
         groups = sorted(g for g in (tuple(sorted(set(a) & set(b))) for a in parts for b in (A2, B2)) if g)
         if len(groups) == len(parts):  # the rival names groups the split already holds
             continue
-        sse, got = _factors(Z, y, groups, rows)
-        if got is None or sse / sst > 1.0 - _EXPLAINED:
+        sse, got = _factors(Z, y, groups, rows, tuning)
+        if got is None or sse / sst > 1.0 - tuning.separable_explained:
             return []
         parts, vals, u = groups, got, sse / sst
     return [Separation("signed", tuple(parts), vals, 0.0, 1.0 - u)]

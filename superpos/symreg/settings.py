@@ -9,13 +9,12 @@ import numpy as np
 
 from ..exceptions import SuperposError
 
-__all__ = ["FormulaSettings", "MAX_TOP_K", "SELECTION_RULES", "ROUND_OFF"]
+from .tuning import TUNING, Tuning
+
+__all__ = ["FormulaSettings", "MAX_TOP_K", "SELECTION_RULES"]
 
 SELECTION_RULES = ("mdl", "best", "validation")
 """``selection``: description length, PySR's "best", the least cross-validated error with ties to the simpler."""
-
-ROUND_OFF = 1e-10
-"""The normalised error under which a fit is exact when the data's precision is float64's."""
 
 MAX_TOP_K = 20_000
 """The most skeletons one search takes: memory grows by about 40 kB per skeleton (measured:
@@ -52,6 +51,9 @@ class FormulaSettings:
     decompose: bool = True
     decompose_depth: int = 3
     template: str | None = None
+    tuning: Tuning = TUNING
+    """The thresholds of the search (:class:`~superpos.symreg.tuning.Tuning`): internal values,
+    checked on the benchmarks, that a sensitivity sweep moves; the fields above are the user's."""
 
     screen: tuple[int, int] = (2, 8)
     """(starts, iterations) of the cheap first fit every candidate gets."""
@@ -124,6 +126,8 @@ class FormulaSettings:
                                     f"{type(self.template).__name__}")
             names = set(re.findall(r"\bx[1-9][0-9]{0,2}\b", self.template))
             parse_template(self.template, {n: sympy.Symbol(n, real=True) for n in names})
+        if not isinstance(self.tuning, Tuning):
+            raise SuperposError(f"tuning must be a superpos.symreg.tuning.Tuning record, got {type(self.tuning).__name__}")
         if self.precision is not None and not (isinstance(self.precision, numbers.Real)
                                                and not isinstance(self.precision, bool) and 0 < self.precision < 0.1):
             raise SuperposError(f"precision must be None (float64 round-off) or the data's relative precision in "
@@ -147,15 +151,16 @@ class FormulaSettings:
 
     def exact_threshold(self, y: np.ndarray, n_inputs: int = 1) -> float:
         """The normalised error under which a fit is exact to the data's precision: float64
-        round-off (:data:`ROUND_OFF`) by default; for data written to a relative precision p
+        round-off (``tuning.round_off``) by default; for data written to a relative precision p
         (half a unit of the last digit over the value), the error that rounding of y and of
         ``n_inputs`` inputs (elasticities up to 2) makes, p^2 (1 + 4 m) mean(y^2) / 3, with a
-        safety factor of 4, over var(y); at most 1e-3."""
+        safety factor (``rounding_safety``), over var(y); at most ``exact_cap``."""
+        t = self.tuning
         if self.precision is None:
-            return ROUND_OFF
+            return t.round_off
         y = np.asarray(y, dtype=np.float64)
         var = float(np.var(y))
         if not var > 0:
-            return ROUND_OFF
-        rounding = 4.0 * self.precision**2 * (1 + 4 * n_inputs) * float(np.mean(y * y)) / 3.0
-        return float(min(max(ROUND_OFF, rounding / var), 1e-3))
+            return t.round_off
+        rounding = t.rounding_safety * self.precision**2 * (1 + 4 * n_inputs) * float(np.mean(y * y)) / 3.0
+        return float(min(max(t.round_off, rounding / var), t.exact_cap))

@@ -10,14 +10,9 @@ import numpy as np
 
 from ..core.constants import number_code, simple_values
 from .fitting import jacobian, profile_fit, standard_errors_of
+from .tuning import TUNING, Tuning
 
 __all__ = ["SnapRun", "chi2_95", "value_code"]
-
-_CHI2_1 = 3.84
-"""The 95 % quantile of chi-square with one degree of freedom."""
-
-_MAX_PROFILES = 20
-"""At most this many profile refits per call (each a few Levenberg-Marquardt steps)."""
 
 _CHI2 = (3.841, 5.991, 7.815, 9.488, 11.070, 12.592, 14.067, 15.507, 16.919, 18.307)
 """The 95 % quantiles of chi-square with 1-10 degrees of freedom."""
@@ -55,6 +50,7 @@ class SnapRun:
     max_denominator: int
     phases: tuple
     exact_tol: float
+    tuning: Tuning = TUNING
 
     def greedy(self, c, cur, open_, se, snap=None, accept=None):
         """Across the open values (those in ``snap``, where given), the candidate of least code
@@ -69,14 +65,14 @@ class SnapRun:
                 if snap is not None and j not in snap:
                     continue
                 v = c[j]
-                sharp = j in self.phases or bool(np.isfinite(se[j]) and se[j] <= 0.002 * abs(v))
+                sharp = j in self.phases or bool(np.isfinite(se[j]) and se[j] <= self.tuning.snap_sharp * abs(v))
                 for q in simple_values(v, self.max_denominator, pi=sharp):
                     if q == v or (j, q) in tried or (accept is not None and not accept(j, q)):
                         continue
                     # 0 is always tried against the exact tolerance: a term of no effect is dropped
                     # however small its constant (1.3e-8 is not within rtol of 0, yet does nothing)
                     close = q == 0 or abs(q - v) <= self.rtol * max(abs(v), 1e-3)
-                    ok = self.noisy and bool(np.isfinite(se[j]) and abs(q - v) <= 3.0 * se[j]
+                    ok = self.noisy and bool(np.isfinite(se[j]) and abs(q - v) <= self.tuning.snap_se * se[j]
                                              and (q == 0 or abs(q - v) <= self.cap * abs(v)))
                     if close or ok:
                         z = abs(q - v) / se[j] if se[j] > 0 else 0.0
@@ -93,10 +89,10 @@ class SnapRun:
                 if not ok:
                     continue
                 rest = [i for i in open_ if i != j]
-                if e - cur > _CHI2_1 * self.s2 and rest and profiles < _MAX_PROFILES:
+                if e - cur > self.tuning.profile_chi2 * self.s2 and rest and profiles < self.tuning.max_profiles:
                     profiles += 1
                     trial, e = profile_fit(self.predict, self.y, trial, rest, self.sse)
-                if e - cur <= _CHI2_1 * self.s2:
+                if e - cur <= self.tuning.profile_chi2 * self.s2:
                     moved = (j, trial, e, True)
                     break
             if moved is None:
@@ -133,7 +129,7 @@ class SnapRun:
             moves = []
             for j in fixed:
                 for q in simple_values(start[j], self.max_denominator, pi=sharp[j]):
-                    if (q != c[j] and value_code(q) < value_code(c[j]) and abs(q - start[j]) <= 3.0 * se[j]
+                    if (q != c[j] and value_code(q) < value_code(c[j]) and abs(q - start[j]) <= self.tuning.snap_se * se[j]
                             and (q == 0 or abs(q - start[j]) <= self.cap * abs(start[j]))):
                         moves.append((value_code(q) - value_code(c[j]), j, q))
             done = True
@@ -141,7 +137,7 @@ class SnapRun:
                 trial = c.copy()
                 trial[j] = q
                 e = self.sse(trial)
-                if e - first > bound and open_ and profiles < _MAX_PROFILES:
+                if e - first > bound and open_ and profiles < self.tuning.max_profiles:
                     profiles += 1
                     trial, e = profile_fit(self.predict, self.y, trial, open_, self.sse)
                 if e - first <= bound and total(trial, e) < now:
@@ -153,15 +149,13 @@ class SnapRun:
 
     def sharp(self, j: int, c: np.ndarray, open_: list[int]) -> bool:
         """Whether the snapped value j may be a multiple of pi or of sqrt(2): a phase, or a value
-        the data pin to 0.2 %, either in the unsnapped fit or with the other snapped values as
-        snapped (the formula as it will be written). I.32.17 at 1 % noise fits (4.176, 1.0019):
-        4.176 is known to 0.23 % beside the second, to 0.07 % with the second at 1, and 4 pi / 3
-        is 2.2 of those errors away, within the joint test though not the one-value test of the
-        greedy pass."""
-        if j in self.phases or bool(self.se[j] <= 0.002 * abs(self.start[j])):
+        the data pin to ``snap_sharp``, either in the unsnapped fit or with the other snapped
+        values as snapped (the formula as it will be written): a value known loosely beside an
+        unsnapped one may be known well once that one is snapped."""
+        if j in self.phases or bool(self.se[j] <= self.tuning.snap_sharp * abs(self.start[j])):
             return True
         se_j = standard_errors_of(self.predict, self.y, c, self.s2, [*open_, j])[-1]
-        return bool(se_j <= 0.002 * abs(c[j]))
+        return bool(se_j <= self.tuning.snap_sharp * abs(c[j]))
 
     def length(self, v, bounded: bool) -> float:
         """Nats: each snapped value's code, each free one's at the precision the data give it

@@ -37,33 +37,35 @@ from ..core.tree import evaluate
 from .fitting import jacobian, profile_fit, standard_errors_of
 from .notation import digits_cost
 from .snap_rules import SnapRun, value_code
+from .tuning import TUNING, Tuning
 
 __all__ = ["snap_values", "snap_constants", "snap_parameters", "snaps_simply"]
 
 
 def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5,
-                   thorough: bool = False) -> np.ndarray:
+                   thorough: bool = False, tuning: Tuning = TUNING) -> np.ndarray:
     """The tree's constants snapped (:func:`snap_values`). Fixing a constant at 0 drops its
     term when sympy renders the formula (no term smaller than the noise)."""
     return snap_values(lambda v: evaluate(tree, basis, X, v), y, constants, max_denominator=max_denominator, rtol=rtol,
-                       thorough=thorough)
+                       thorough=thorough, tuning=tuning)
 
 
-def snaps_simply(tree, basis: Basis, X, y, constants) -> bool:
+def snaps_simply(tree, basis: Basis, X, y, constants, tuning: Tuning = TUNING) -> bool:
     """Whether every constant of the tree snaps to a simple number (:func:`snap_constants`,
     :func:`~superpos.core.constants.number_code`): the formula as it will be shown has no free
     constant."""
     with np.errstate(all="ignore"):
-        snapped = snap_constants(tree, basis, X, y, constants)
+        snapped = snap_constants(tree, basis, X, y, constants, tuning=tuning)
     return all(number_code(float(v)) is not None for v in snapped)
 
 
-def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool = False) -> np.ndarray:
+def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool = False,
+                    tuning: Tuning = TUNING) -> np.ndarray:
     """The tree's constants with the family's textbook parameters snapped instead: per
     rendering with an inverse, its parameters snapped (:func:`snap_values`; a phase may snap to
     a multiple of pi), mapped back to constants; the rendering whose snapped parameters take
     the fewest digits wins (the textbook's own choice, :func:`~superpos.symreg.families.textbook`);
-    among equals, for a law (the fit explains 99 % of the variance) the one whose numbers have
+    among equals, for a law (the fit leaves at most ``snap_law_unexplained`` of the variance) the one whose numbers have
     the shorter code (:func:`~superpos.core.constants.number_code`, a free value 50 nats: a
     logistic of the year with its midpoint 1950, 9.0 nats, not with B = exp(k x0) = 2.54e25,
     10.9; a culture's with B = 15, 3.5, not with x0 = 4.5, 3.7), for an approximation the
@@ -72,7 +74,7 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
     y = np.asarray(y, dtype=np.float64).ravel()
     with np.errstate(all="ignore"):
         f0 = evaluate(tree, basis, X, c)
-        law = float(np.sum((y - f0) ** 2)) <= 0.01 * float(np.sum((y - y.mean()) ** 2))
+        law = float(np.sum((y - f0) ** 2)) <= tuning.snap_law_unexplained * float(np.sum((y - y.mean()) ** 2))
     best = None
     for r in family.renderings:
         if r.inverse is None:
@@ -96,7 +98,7 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
             if not (np.all(np.isfinite(v0)) and np.allclose(predict(v0), f0, rtol=1e-7, atol=1e-12 * np.max(np.abs(f0)))):
                 continue
         u = snap_values(predict, y, v0, phases=[k for k, name in enumerate(keys) if name == "phase"],
-                        thorough=thorough)
+                        thorough=thorough, tuning=tuning)
         new = to_constants(u)
         with np.errstate(all="ignore"):
             r_ = y - evaluate(tree, basis, X, new)
@@ -110,11 +112,12 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
 
 
 def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 1e-5, phases=(),
-                thorough: bool = False) -> np.ndarray:
+                thorough: bool = False, tuning: Tuning = TUNING) -> np.ndarray:
     """``values`` of the model ``predict`` (values -> predictions of y) snapped to simple values
     where the data cannot tell them apart (the module's rules); ``phases``: the indices of
     values that may snap to multiples of pi however loosely the data pin them. ``thorough``
-    (noisy data the model explains to 99 % of the variance, at most :data:`_RESTART_ROWS` rows):
+    (noisy data the model explains to all but ``snap_law_unexplained`` of the variance, at most
+    ``restart_rows`` rows):
     the greedy order's result is also compared with restarts that fix one value first
     (:func:`_restarts`), and the set of least description length within the joint region is
     kept. Not for an approximation: its residuals are not noise, and its values' "errors" no
@@ -134,40 +137,36 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
     n = y.size
     s2 = cur / (n - c.size) if n > c.size else np.inf
     noisy = bool(np.isfinite(s2) and s2 > 0)
-    # within three standard errors, and (but for dropping an insignificant term) within 2 %:
-    # the residuals of a wrong formula would pass for noise and snap anything; 10 % where the
-    # formula explains 99 % of the variance (a law measured with noise, not a noisy table)
-    law = cur <= 0.01 * float(np.sum((y - y.mean()) ** 2))
-    cap = 0.1 if law else 0.02
+    # within snap_se standard errors, and (but for dropping an insignificant term) within
+    # snap_cap: the residuals of a wrong formula would pass for noise and snap anything;
+    # snap_cap_law where the formula is a law measured with noise, not a noisy table
+    law = cur <= tuning.snap_law_unexplained * float(np.sum((y - y.mean()) ** 2))
+    cap = tuning.snap_cap_law if law else tuning.snap_cap
     open_ = [j for j in range(c.size) if np.isfinite(c[j])]
     se = np.zeros(c.size)
     if noisy:
         se[open_] = standard_errors_of(predict, y, c, s2, open_)
     run = SnapRun(predict, sse, y, c.copy(), cur, s2, noisy, se.copy(), cap, rtol, max_denominator, tuple(phases),
-                    exact_tol=max(cur * 1.001, cur + 1e-10 * n * max(float(np.var(y)), 1e-300)))
+                    exact_tol=max(cur * 1.001, cur + 1e-10 * n * max(float(np.var(y)), 1e-300)), tuning=tuning)
     c, open_, cur = _unit_scales(run, c, cur, open_)
     if noisy and len(open_) < c.size:
         se[open_] = standard_errors_of(predict, y, c, s2, open_)
     c, open_ = run.greedy(c, cur, open_, se)
     if noisy:
         c = run.joint(c, open_)
-        if thorough and law and n <= _RESTART_ROWS:
+        if thorough and law and n <= tuning.restart_rows:
             c = _restarts(run, c)
             c = _common_factor(run, c)
     return c
 
 
-_REDUNDANT = 1e-5
-"""A direction of the values along which the fit does not change: the smallest singular value
-of the Jacobian (columns scaled to unit norm) below this share of the largest."""
-
-
 def _unit_scales(run: SnapRun, c: np.ndarray, cur: float, open_: list[int]):
     """Values the others absorb fixed first, at 0 or +-1 with the others refitted where the
     fit stays as good (within the exact tolerance): a sqrt(b + c z) is sqrt(a^2 b + a^2 c z),
-    and no value within 10 % of test_2's fitted (1.754, 0.325, 0.65) is simple together with
-    the others, while a = 1 gives (1, 1, 2). The value fixed is the one that moves most along
-    the Jacobian's null direction. (values, the values left open, SSE)."""
+    and a fitted (a, b, c) may hold no value simple together with the others while a = 1 does.
+    The value fixed is the one that moves most along the Jacobian's null direction, where the
+    fit does not change along it (the smallest singular value of the Jacobian, columns scaled
+    to unit norm, under ``redundant_singular`` of the largest). (values, the values left open, SSE)."""
     if len(open_) < 2:
         return c, open_, cur
     with np.errstate(all="ignore"):
@@ -176,7 +175,7 @@ def _unit_scales(run: SnapRun, c: np.ndarray, cur: float, open_: list[int]):
     if not (np.all(np.isfinite(J)) and np.all(norms > 0)):
         return c, open_, cur
     _, sv, vt = np.linalg.svd(J / norms, full_matrices=False)
-    if not sv[-1] < _REDUNDANT * sv[0]:
+    if not sv[-1] < run.tuning.redundant_singular * sv[0]:
         return c, open_, cur
     move = np.abs(vt[-1])
     for k in np.argsort(-move):
@@ -194,20 +193,13 @@ def _unit_scales(run: SnapRun, c: np.ndarray, cur: float, open_: list[int]):
 
 
 
-_MAX_RESTARTS = 8
-"""At most this many restarts (:func:`_restarts`) per call."""
-
-_RESTART_ROWS = 20_000
-"""Restarts on data of at most this many rows (each is a few profile refits over the data)."""
-
-
 def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
     """The greedy order fixes the value of least code first and may then lose the set the data
-    favour: L/(1 + exp(-k (x - x0))) of the year at 1 % noise fits (322.0, 0.02956, 1950.4, -0.4);
-    the offset snaps to 0, L refits and snaps to 321, and k = 0.03 then fails, though (320, 0.03,
-    1950, 0) is 8.5 from the fit, within chi-square's 9.49 for four values. Restarts: each value
-    fixed first at a candidate of shorter code than the greedy gave it (within three standard
-    errors of the fit and the cap; the most likely first, at most :data:`_MAX_RESTARTS`), the
+    favour: a logistic of the year at 1 % noise fits (322.0, 0.02956, 1950.4, -0.4); the offset
+    snaps to 0, L refits and snaps to 321, and k = 0.03 then fails, though (320, 0.03, 1950, 0)
+    is 8.5 from the fit, within chi-square's 9.49 for four values. Restarts: each value fixed
+    first at a candidate of shorter code than the greedy gave it (within ``snap_se`` standard
+    errors of the fit and the cap; the most likely first, at most ``max_restarts``), the
     others refitted, then the greedy and joint passes; the result of least description length
     (:meth:`SnapRun.length`) among those within the joint region wins over the greedy's."""
     start, se = run.start, run.se
@@ -216,13 +208,13 @@ def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
     for j in range(c.size):
         if not (np.isfinite(start[j]) and np.isfinite(se[j]) and se[j] > 0):
             continue
-        sharp = j in run.phases or bool(se[j] <= 0.002 * abs(start[j]))
+        sharp = j in run.phases or bool(se[j] <= run.tuning.snap_sharp * abs(start[j]))
         for q in simple_values(start[j], run.max_denominator, pi=sharp):
             if (q != c[j] and value_code(q) < (value_code(c[j]) if number_code(c[j]) is not None else np.inf)
-                    and abs(q - start[j]) <= 3.0 * se[j] and (q == 0 or abs(q - start[j]) <= run.cap * abs(start[j]))):
+                    and abs(q - start[j]) <= run.tuning.snap_se * se[j] and (q == 0 or abs(q - start[j]) <= run.cap * abs(start[j]))):
                 z = (q - start[j]) / se[j]
                 moves.append((value_code(q) + 0.5 * z * z, j, q))
-    for _, j, q in sorted(moves, key=lambda m: m[0])[:_MAX_RESTARTS]:
+    for _, j, q in sorted(moves, key=lambda m: m[0])[:run.tuning.max_restarts]:
         trial = start.copy()
         trial[j] = q
         rest = [i for i in range(c.size) if i != j and np.isfinite(start[i])]
@@ -243,7 +235,7 @@ def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
 
 def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
     """One factor spread over several values, snapped once: a law's -(a + b (1 - 2 z)) / (8 pi)
-    comes out with 1/(8 pi) in three constants, each known to 0.4-1 % at 1 % noise (test_19 fits
+    comes out with 1/(8 pi) in three constants, each known to 0.4-1 % at 1 % noise (fitted
     0.0799, 0.0406, 0.0400, written 0.08, 0.041, 0.04). The values neither 0 nor a small integer
     (an exponent, a count) as snapped are rewritten k (1, r_2, ...), k the one the data pin best:
     the ratios are snapped first, k refitted with them (:meth:`SnapRun.greedy`,
@@ -273,7 +265,7 @@ def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
     se = standard_errors_of(predict, run.y, u0, run.s2, every)
     first = run.sse(values(u0))  # the other values as snapped: their cost is added at the end
     sub = SnapRun(predict, lambda u: run.sse(values(u)), run.y, u0, first, run.s2, True, se, run.cap, run.rtol,
-                  run.max_denominator, (), run.exact_tol)
+                  run.max_denominator, (), run.exact_tol, run.tuning)
     u, open_ = sub.greedy(u0, first, every, se, snap=every[1:])
     u = sub.joint(u, open_)
     if open_ != [0] or any(number_code(float(r)) is None for r in u[1:]):

@@ -23,20 +23,14 @@ from statistics import NormalDist
 import numpy as np
 
 from ..core.numeric import chi2_upper
-from .edges import EDGE_FLOOR, holds_at_edges
+from .edges import holds_at_edges
 from .inputs import residual_dependence
+from .tuning import TUNING, Tuning
 
 __all__ = ["STATUSES", "formula_status", "structured", "relevant_inputs", "smooth_gain", "neighbour_gains",
            "neighbourhoods"]
 
 STATUSES = ("exact", "law", "approximation")
-
-_LEVEL = 0.001
-"""The smooth fits together call residuals structured by chance at most this often (one-sided,
-Bonferroni over the fits)."""
-
-_POINTS_PER_FEATURE = 4
-"""The smooth test abstains (finds no structure) with fewer points than this per feature."""
 
 
 def _features(X: np.ndarray) -> np.ndarray:
@@ -53,13 +47,14 @@ def _features(X: np.ndarray) -> np.ndarray:
     return np.column_stack(cols)
 
 
-def smooth_gain(X: np.ndarray, r: np.ndarray, rng: np.random.Generator, folds: int = 5) -> float | None:
+def smooth_gain(X: np.ndarray, r: np.ndarray, rng: np.random.Generator, folds: int = 5,
+                tuning: Tuning = TUNING) -> float | None:
     """How many standard errors a smooth fit of the residuals ``r`` on the inputs beats their
     mean by in ``folds``-fold cross-validation (paired per-point squared errors); None when
-    there are too few points for the test."""
+    there are too few points for the test (fewer than ``smooth_points_per_feature`` a feature)."""
     A = _features(X)
     n, p = A.shape
-    if n < _POINTS_PER_FEATURE * p or n < 2 * folds:
+    if n < tuning.smooth_points_per_feature * p or n < 2 * folds:
         return None
     scale = float(np.max(np.abs(r)))
     if not (np.isfinite(scale) and scale > 0):
@@ -81,16 +76,17 @@ def smooth_gain(X: np.ndarray, r: np.ndarray, rng: np.random.Generator, folds: i
     return float(d.mean() / se)
 
 
-def relevant_inputs(X: np.ndarray, t: np.ndarray) -> list[int]:
+def relevant_inputs(X: np.ndarray, t: np.ndarray, tuning: Tuning = TUNING) -> list[int]:
     """The inputs a smooth fit of ``t`` needs: input j is kept when dropping its columns from the
     global fit of :func:`smooth_gain` (its Legendre terms and its products with the others) raises
-    the squared error by an F statistic above the 0.1 % level (chi-square limit, Wilson-Hilferty).
-    All inputs where the fit has fewer than 4 points per feature, or none would be kept. Unlike a
+    the squared error by an F statistic above the ``structure_level`` (chi-square limit,
+    Wilson-Hilferty). All inputs where the fit has fewer than ``smooth_points_per_feature`` points
+    a feature, or none would be kept. Unlike a
     test of each input alone, it keeps x2 of f(x2 / x3) over x2 in [1, 2], x3 in [3, 20]."""
     n, m = X.shape
     A = _features(X)
     p = A.shape[1]
-    if m < 2 or n < _POINTS_PER_FEATURE * p:
+    if m < 2 or n < tuning.smooth_points_per_feature * p:
         return list(range(m))
     t = (t - t.mean()) / max(float(np.max(np.abs(t - t.mean()))), 1e-300)
 
@@ -103,13 +99,9 @@ def relevant_inputs(X: np.ndarray, t: np.ndarray) -> list[int]:
     for j in range(m):
         B = _features(np.delete(X, j, axis=1))
         d = p - B.shape[1]
-        if (sse(B) - full) / d > chi2_upper(d, _LEVEL) / d * max(full, 1e-300) / (n - p):
+        if (sse(B) - full) / d > chi2_upper(d, tuning.structure_level) / d * max(full, 1e-300) / (n - p):
             keep.append(j)
     return keep or list(range(m))
-
-
-_NEIGHBOURS = 5
-"""The local smooth fit predicts a residual by the mean of this many nearest points' residuals."""
 
 
 def _paired_gain(e: np.ndarray, local: np.ndarray) -> float:
@@ -123,8 +115,8 @@ def _paired_gain(e: np.ndarray, local: np.ndarray) -> float:
     return float(gain.mean() / se)
 
 
-def neighbourhoods(X: np.ndarray, max_points: int = 400) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(rows used, per subspace the (rows, :data:`_NEIGHBOURS`) indices of each row's nearest
+def neighbourhoods(X: np.ndarray, max_points: int = 400, tuning: Tuning = TUNING) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(rows used, per subspace the (rows, ``neighbours``) indices of each row's nearest
     other rows): at most ``max_points`` evenly spaced rows, inputs scaled to their ranges, the
     subspaces being all inputs and, with several inputs, each pair of inputs (3 or more) and
     each input alone. Computed once per data set; :func:`neighbour_gains` reuses them."""
@@ -138,23 +130,24 @@ def neighbourhoods(X: np.ndarray, max_points: int = 400) -> tuple[np.ndarray, li
     spaces += [[i, j] for i in range(m) for j in range(i + 1, m)] if m > 2 else []
     spaces += [[j] for j in range(m) if width[j] > 0] if m > 1 else []
     hoods = []
-    for cols in spaces if idx.size > _NEIGHBOURS else ():
+    k = tuning.neighbours
+    for cols in spaces if idx.size > k else ():
         V = U[:, cols]
         d = ((V[:, None, :] - V[None, :, :]) ** 2).sum(axis=2)
         np.fill_diagonal(d, np.inf)
-        hoods.append(np.argpartition(d, _NEIGHBOURS, axis=1)[:, :_NEIGHBOURS])
+        hoods.append(np.argpartition(d, k, axis=1)[:, :k])
     return idx, hoods
 
 
-def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) -> list[float]:
+def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None, tuning: Tuning = TUNING) -> list[float]:
     """Local smooth fits of the residuals ``r``: each point's residual predicted by the mean
-    residual of its :data:`_NEIGHBOURS` nearest points (itself left out) in each subspace of
+    residual of its ``neighbours`` nearest points (itself left out) in each subspace of
     :func:`neighbourhoods` (pass ``hoods`` to reuse them): a trend in one or two inputs hides
     among far neighbours in many dimensions. Per fit, the standard errors by which it beats the
     mean of the other points; empty with fewer than 20 points."""
     if r.size < 20:
         return []
-    idx, near = neighbourhoods(X) if hoods is None else hoods
+    idx, near = neighbourhoods(X, tuning=tuning) if hoods is None else hoods
     e = r[idx]
     scale = float(np.max(np.abs(e)))
     if not (np.isfinite(scale) and scale > 0):
@@ -165,36 +158,38 @@ def neighbour_gains(X: np.ndarray, r: np.ndarray, hoods: tuple | None = None) ->
 
 def formula_status(nmse: float, exact_below: float, X: np.ndarray, residuals: np.ndarray,
                    rng: np.random.Generator, least: float | None = None, hoods: tuple | None = None,
-                   edges=None, edge_floor: float = EDGE_FLOOR) -> str:
+                   edges=None, edge_floor: float | None = None, tuning: Tuning = TUNING) -> str:
     """``exact`` when the normalised error ``nmse`` is under ``exact_below`` (the data's
     precision); else ``law`` when the ``residuals`` on X show no structure (module docstring)
     and (given ``least``, the least error of the candidates) no candidate explains much more
-    (``nmse`` at most twice ``least``, or 0.001 more); ``approximation`` otherwise, and whenever
+    (``nmse`` at most ``alike_times`` ``least``, or ``alike_more`` more); ``approximation`` otherwise, and whenever
     the formula refitted on an interior misses its edge (``edges``: (interior, edge) errors of
     :func:`~superpos.symreg.edges.edge_errors`, or a function computing them, called last, only
     for a formula that would be exact or a law; :func:`~superpos.symreg.edges.holds_at_edges`
-    with ``edge_floor``, :func:`~superpos.symreg.edges.edge_floor`).
+    with ``edge_floor``, :func:`~superpos.symreg.edges.edge_floor`, the record's by default).
     ``hoods``: :func:`neighbourhoods` of X, to reuse across formulas."""
     def holds() -> bool:
-        return edges is None or holds_at_edges(edges() if callable(edges) else edges, edge_floor)
+        return edges is None or holds_at_edges(edges() if callable(edges) else edges, edge_floor, tuning)
 
     if nmse < exact_below:
         return "exact" if holds() else "approximation"
-    if least is not None and nmse > max(2.0 * least, least + 1e-3):
+    if least is not None and nmse > max(tuning.alike_times * least, least + tuning.alike_more):
         return "approximation"
-    return "approximation" if structured(X, residuals, rng, hoods) or not holds() else "law"
+    return "approximation" if structured(X, residuals, rng, hoods, tuning) or not holds() else "law"
 
 
-def structured(X: np.ndarray, residuals: np.ndarray, rng: np.random.Generator, hoods: tuple | None = None) -> bool:
+def structured(X: np.ndarray, residuals: np.ndarray, rng: np.random.Generator, hoods: tuple | None = None,
+               tuning: Tuning = TUNING) -> bool:
     """Whether the ``residuals`` on X keep a trend the inputs explain (not finite counts as one):
     the ``left_out`` F-test on every input, or a global or local smooth fit that predicts held-out
-    residuals better than their mean (module docstring; 0.1 % each)."""
+    residuals better than their mean (module docstring; ``structure_level`` together)."""
     r = np.asarray(residuals, dtype=np.float64)
     if not np.all(np.isfinite(r)):
         return True
-    if residual_dependence(X, r, []):
+    if residual_dependence(X, r, [], tuning=tuning):
         return True
     r = r - r.mean()
-    gains = [g for g in [smooth_gain(X, r, rng)] + neighbour_gains(X, r, hoods) if g is not None]
-    z = NormalDist().inv_cdf(1.0 - _LEVEL / max(1, len(gains)))  # 0.1 % for the tests together
+    gains = [g for g in [smooth_gain(X, r, rng, tuning=tuning)] + neighbour_gains(X, r, hoods, tuning)
+             if g is not None]
+    z = NormalDist().inv_cdf(1.0 - tuning.structure_level / max(1, len(gains)))  # 0.1 % for the tests together
     return any(g > z for g in gains)

@@ -29,19 +29,11 @@ from sympy.core.function import AppliedUndef
 
 from ..core.formula import parse_template
 from ..exceptions import SuperposError
+from .tuning import TUNING, Tuning
 
 __all__ = ["Template", "input_index", "read_template", "check_template", "template_over_inputs", "fit_surrogates",
            "solved_for", "monomials"]
 
-_DEGREE = {1: 5, 2: 3}
-"""Total degree of a placeholder's polynomial surrogate by its number of inputs (2 beyond)."""
-
-
-_RIDGE = 1e-5
-"""Weight of the surrogates' constant terms in the least-squares fit (on y over its standard
-deviation): the smallest among equal fits, so that f + g does not split as (f + 100) +
-(g - 100), nor f g as (100 f)(g / 100). Only the constant terms: a ridge on every
-coefficient moved exp(f(x1)) + c's constant by 3 % (a polynomial f absorbs it)."""
 
 
 @dataclass(frozen=True)
@@ -145,10 +137,16 @@ def _numeric(t: Template, extra: tuple = ()):
     return sympy.lambdify(xs + slots + list(t.constants) + list(extra), expr, modules="numpy"), len(xs)
 
 
-def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tuple[dict, np.ndarray, float] | None:
-    """Least-squares fit of the template with each placeholder a polynomial surrogate: (per
-    placeholder name, a function of X returning its values at each of its uses, the constants'
-    values, the normalised error); None when no start gives finite values."""
+def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int,
+                   tuning: Tuning = TUNING) -> tuple[dict, np.ndarray, float] | None:
+    """Least-squares fit of the template with each placeholder a polynomial surrogate (of total
+    degree ``template_degrees`` by its number of inputs, 2 beyond): (per placeholder name, a
+    function of X returning its values at each of its uses, the constants' values, the
+    normalised error); None when no start gives finite values. The surrogates' constant terms
+    carry a small ridge (``template_ridge``, on y over its standard deviation): the smallest
+    among equal fits, so that f + g does not split as (f + 100) + (g - 100), nor f g as
+    (100 f)(g / 100); only the constant terms, since a polynomial f absorbs a ridge on every
+    coefficient (it moved exp(f(x1)) + c's constant by 3 %)."""
     from scipy.optimize import least_squares
 
     n = X.shape[0]
@@ -156,7 +154,7 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
     stats, size = {}, {}
     for name, args in t.names.items():
         k = len(args)
-        degree = _DEGREE.get(k, 2)
+        degree = dict(tuning.template_degrees).get(k, 2)
         while degree > 1 and monomials(np.zeros((1, k)), degree).shape[1] * len(t.names) > n / 3:
             degree -= 1
         cols = [list(u.args) for u in t.uses if u.func.__name__ == name]
@@ -186,7 +184,7 @@ def fit_surrogates(t: Template, X: np.ndarray, y: np.ndarray, seed: int) -> tupl
             warnings.simplefilter("ignore")
             v = np.broadcast_to(f(*[X[:, j] for j in range(m)], *values(theta, Phi), *c), (n,))
         r = np.where(np.isfinite(v), (v - y) / scale, 1e6)
-        return np.concatenate([r, _RIDGE * theta[offsets[:-1]]])
+        return np.concatenate([r, tuning.template_ridge * theta[offsets[:-1]]])
 
     rng = np.random.default_rng(seed)
     best = None

@@ -21,7 +21,7 @@ price; on 20 noisy points with 100 terms to choose from, chance fits do not.
 
 Neither selection sees the validation points of a split (small data sets, scored by
 cross-validation, are selected on all their points). Sums are proposed only where one of the
-selected sums explains 98 % of the variance (``_EXPLAINED``): laws measured cleanly, not noisy
+selected sums explains ``sum_explained`` of the variance: laws measured cleanly, not noisy
 tables.
 """
 from __future__ import annotations
@@ -33,25 +33,21 @@ from ..core.basis import Basis
 from ..core.symbolic import from_sympy
 from ..exceptions import NotRepresentable
 from .noise_floor import as_good, noise_floor, unexplained as _unexplained
+from .tuning import TUNING, Tuning
 
 __all__ = ["term_library", "sum_trees", "sum_skeletons", "transformed_sums"]
 
-_MAX_DEGREE = 6
-_MAX_BACKWARD = 40
-"""Backward elimination starts from at most this many columns (each step is a least-squares fit)."""
-
-
-def term_library(X: np.ndarray, basis: Basis) -> tuple[list[sympy.Expr], np.ndarray, list[int]]:
+def term_library(X: np.ndarray, basis: Basis, tuning: Tuning = TUNING) -> tuple[list[sympy.Expr], np.ndarray, list[int]]:
     """(terms as sympy expressions over ``basis.variables``, their values (n, k), their
-    degrees as polynomials, 0 for the others); terms the basis cannot write, or that are not
-    finite at every row, left out."""
+    degrees as polynomials, 0 for the others); powers up to ``sum_max_degree``; terms the basis
+    cannot write, or that are not finite at every row, left out."""
     v = basis.variables
     m = X.shape[1]
     terms: list[tuple[sympy.Expr, np.ndarray, int]] = []
     with np.errstate(all="ignore"):
         for j in range(m):
             x = X[:, j]
-            terms += [(v[j] ** k, x ** k, k) for k in range(1, _MAX_DEGREE + 1)]
+            terms += [(v[j] ** k, x ** k, k) for k in range(1, tuning.sum_max_degree + 1)]
             if np.all(x > 0) or np.all(x < 0):  # singular where x = 0: only for inputs of one sign
                 terms += [(1 / v[j], 1 / x, 0), (1 / v[j] ** 2, 1 / x**2, 0),
                           (sympy.log(sympy.Abs(v[j])), np.log(np.abs(x)), 0)]
@@ -73,16 +69,6 @@ def term_library(X: np.ndarray, basis: Basis) -> tuple[list[sympy.Expr], np.ndar
     if not keep:
         return [], np.zeros((X.shape[0], 0)), []
     return [e for e, _, _ in keep], np.column_stack([col for _, col, _ in keep]), [d for _, _, d in keep]
-
-
-_EXPLAINED = 0.98
-"""Sums are proposed only where one of the selected sums explains this share of the variance
-(on real tables of 20-50 noisy points they won cross-validation by chance and lost on new folds)."""
-
-
-_EXACT = 1e-10
-"""A sum describes the data exactly (to float precision after a transform) when it leaves
-this share of the variance: the grown products and the transformed targets are kept to such laws."""
 
 
 def _price(n: int, p: int) -> float:
@@ -153,21 +139,6 @@ def _backward(T: np.ndarray, y: np.ndarray) -> list[int] | None:
     return cols
 
 
-_MAX_FACTORS = 6
-"""A grown term is a product of at most this many atoms."""
-
-_BEAM = 3
-"""Grown paths start from each of this many best first terms (x4 and cos x4 are alike on
-[1, 3]; the one that is not the law's leads the greedy path astray)."""
-
-_PAIRED_ATOMS = 16
-"""With at most this many atoms (four inputs), more paths are grown where a step may also add
-two atoms at once: x1 cos z and x1 x3 cos(z)^2 are reached without first choosing x1 or cos z
-alone, which the greedy path of one atom a step took for other terms on AI Feynman I.50.26
-reduced to (x2 x3, x1, x4). They add to the paths of one atom a step, not replace them: with
-many more candidates each step's price is higher and the path can go astray elsewhere."""
-
-
 def _atoms(X: np.ndarray, basis: Basis) -> list[tuple[sympy.Expr, np.ndarray]]:
     """The factors of grown terms: x_j, sin x_j and cos x_j, and 1/x_j for an input of one sign."""
     v = basis.variables
@@ -185,16 +156,19 @@ def _atoms(X: np.ndarray, basis: Basis) -> list[tuple[sympy.Expr, np.ndarray]]:
     return out
 
 
-def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
+def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int, tuning: Tuning,
            first: int = 0, pairs: bool = False) -> tuple[list[sympy.Expr], np.ndarray, list[list[int]]]:
     """Forward stepwise over products grown one factor at a time (as MARS grows its basis):
     the candidates of each step are the atoms (:func:`_atoms`) and every chosen term times an
-    atom (``pairs``: also times two, with at most :data:`_PAIRED_ATOMS` atoms), so
-    x1 x5 x6 cos(x4) / (x2 x3) is reached through x1, x1 x5, ...; the same price per
-    term as :func:`_stepwise`, for the candidates of that step. (terms, their columns, the
-    path as lists of term indices)."""
+    atom (``pairs``: also times two, with at most ``paired_atoms`` atoms: x1 cos z and
+    x1 x3 cos(z)^2 are reached without first choosing x1 or cos z alone; these paths add to
+    those of one atom a step, not replace them, since with many more candidates each step's
+    price is higher and the path can go astray elsewhere), so x1 x5 x6 cos(x4) / (x2 x3) is
+    reached through x1, x1 x5, ...; a term is a product of at most ``grown_max_factors`` atoms;
+    the same price per term as :func:`_stepwise`, for the candidates of that step. (terms,
+    their columns, the path as lists of term indices)."""
     atoms = _atoms(X, basis)
-    if not atoms or (pairs and len(atoms) > _PAIRED_ATOMS):
+    if not atoms or (pairs and len(atoms) > tuning.paired_atoms):
         return [], np.zeros((ys.size, 0)), []
     n = ys.size
     A = np.column_stack([col for _, col in atoms])
@@ -214,9 +188,9 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
         blocks = []
         seen = set(keys)
         for base, col in [((), np.ones(n))] + list(zip(keys, cols)):
-            if len(base) >= _MAX_FACTORS:
+            if len(base) >= tuning.grown_max_factors:
                 continue
-            use = np.ones(len(steps), dtype=bool) if len(base) + 2 <= _MAX_FACTORS else single
+            use = np.ones(len(steps), dtype=bool) if len(base) + 2 <= tuning.grown_max_factors else single
             new = []
             for k in np.flatnonzero(use):
                 key = tuple(sorted(base + steps[k]))
@@ -258,11 +232,13 @@ def _grown(X: np.ndarray, ys: np.ndarray, basis: Basis, max_terms: int,
 
 
 def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, grown: bool = True,
-              exact: bool = False) -> list[np.ndarray]:
+              exact: bool = False, tuning: Tuning = TUNING) -> list[np.ndarray]:
     """Skeletons c_0 + sum c_k t_k proposed by forward stepwise and backward elimination over
-    :func:`term_library` on (X, y) where one of them explains ``_EXPLAINED`` of the variance
-    (``exact``: all but ``_EXACT``), and (``grown``) by the stepwise paths over grown products
-    (:func:`_grown`) where one of those explains all but ``_EXACT`` and no library sum does:
+    :func:`term_library` on (X, y) where one of them explains ``sum_explained`` of the variance
+    (``exact``: all but ``sum_exact``), and (``grown``) by the stepwise paths over grown products
+    (:func:`_grown`, from each of the ``grown_beam`` best first terms: two alike on the data, the
+    one that is not the law's leads the greedy path astray) where one of those explains all but
+    ``sum_exact`` and no library sum does:
     distinct trees of at most ``max_terms`` terms over ``basis`` (a longer sum is a series: it
     fits the sample and not beyond it), the library's first. Grown products choose among hundreds of
     products, which on noisy data fit the noise (1.5 x1 x2 - 0.14 / x2^2 at 1 % noise): on data
@@ -271,7 +247,7 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     sums where ``exact``."""
     if X.shape[0] < 8 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return []
-    exprs, T, degree = term_library(X, basis)
+    exprs, T, degree = term_library(X, basis, tuning)
     if not exprs:
         return []
     scale = np.std(T, axis=0)
@@ -282,23 +258,23 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
         kept = _backward(Ts[:, picks[-1]], ys)
         if kept:
             picks.append([picks[-1][c] for c in kept])
-    for d in range(1, _MAX_DEGREE + 1):
+    for d in range(1, tuning.sum_max_degree + 1):
         cols = [k for k in range(len(exprs)) if 0 < degree[k] <= d]
-        if cols and len(cols) <= min(_MAX_BACKWARD, X.shape[0] - 3):
+        if cols and len(cols) <= min(tuning.max_backward, X.shape[0] - 3):
             kept = _backward(Ts[:, cols], ys)
             if kept:
                 picks.append([cols[c] for c in kept])
     share = [_unexplained(Ts[:, cols], ys) for cols in picks]
     floor = None
-    if exact and not any(e <= _EXACT for e in share):
-        floor = noise_floor(X, ys)
-        picks = [cols for cols, e in zip(picks, share) if as_good(cols, e, ys.size, floor)]
-    elif not any(e <= (_EXACT if exact else 1.0 - _EXPLAINED) for e in share):
+    if exact and not any(e <= tuning.sum_exact for e in share):
+        floor = noise_floor(X, ys, tuning)
+        picks = [cols for cols, e in zip(picks, share) if as_good(cols, e, ys.size, floor, tuning)]
+    elif not any(e <= (tuning.sum_exact if exact else 1.0 - tuning.sum_explained) for e in share):
         picks = []  # no sparse sum describes these data: a noisy table, where sums only overfit
     products: list[list[int]] = []
-    beams = [(first, pairs) for pairs in (False, True) for first in range(_BEAM)]
-    for first, pairs in (beams if grown and not any(e <= _EXACT for e in share) else []):
-        terms, G, path = _grown(X, ys, basis, min(max_terms, X.shape[0] // 3), first, pairs)
+    beams = [(first, pairs) for pairs in (False, True) for first in range(tuning.grown_beam)]
+    for first, pairs in (beams if grown and not any(e <= tuning.sum_exact for e in share) else []):
+        terms, G, path = _grown(X, ys, basis, min(max_terms, X.shape[0] // 3), tuning, first, pairs)
         if not terms:
             continue
         full = [len(exprs) + k for k in path[-1]]
@@ -307,11 +283,11 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
         kept = _backward(Ts[:, full], ys)
         products += [full] + ([[full[c] for c in kept]] if kept else [])
     product_shares = [_unexplained(Ts[:, cols], ys) for cols in products]
-    if any(e <= _EXACT for e in product_shares):
+    if any(e <= tuning.sum_exact for e in product_shares):
         picks += products
     elif products:
-        floor = noise_floor(X, ys) if floor is None else floor
-        picks += [cols for cols, e in zip(products, product_shares) if as_good(cols, e, ys.size, floor)]
+        floor = noise_floor(X, ys, tuning) if floor is None else floor
+        picks += [cols for cols, e in zip(products, product_shares) if as_good(cols, e, ys.size, floor, tuning)]
     return sum_skeletons([[exprs[c] for c in sorted(cols)] for cols in picks], basis, max_terms)
 
 
@@ -341,7 +317,8 @@ def _wrapped(tree: np.ndarray, basis: Basis, outer: tuple[str, ...]) -> np.ndarr
     return np.concatenate([np.array(head, dtype=np.int64), np.asarray(tree, dtype=np.int64)])
 
 
-def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2) -> list[tuple[np.ndarray, np.ndarray]]:
+def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2,
+                     tuning: Tuning = TUNING) -> list[tuple[np.ndarray, np.ndarray]]:
     """(tree, constants) of y = T^-1(sum of terms) for T(y) = y, 1/y, y^2 and 1/y^2 (the last
     three for y of one sign): the sums :func:`sum_trees` selects for T(y) where one of them
     describes T(y) exactly (a reduction of clean data: on noisy data the four transforms,
@@ -364,7 +341,7 @@ def transformed_sums(X: np.ndarray, y: np.ndarray, basis: Basis, keep: int = 2) 
     for outer, t in transforms:
         if not (all(basis.has("1" if n == "one" else n) for n in outer) and np.all(np.isfinite(t))):
             continue
-        trees = sum_trees(X, t, basis, exact=True)
+        trees = sum_trees(X, t, basis, exact=True, tuning=tuning)
         if not trees:
             continue
         fits = fit_many(trees, basis, X, t, n_starts=1, max_iter=20)

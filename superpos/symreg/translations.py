@@ -1,5 +1,5 @@
-"""Translations: pairs of inputs a law reads only through their difference or their sum (AI
-Feynman's translational symmetry, Udrescu & Tegmark 2020: y(x_i + a, x_j + a) = y, or
+"""Translations: pairs of inputs a law reads only through their difference or their sum (the
+translational symmetry of Udrescu & Tegmark 2020: y(x_i + a, x_j + a) = y, or
 y(x_i + a, x_j - a) = y), found from the gradients of a polynomial surrogate of y;
 :func:`~superpos.symreg.decompose.reductions` turns them into a data set of the differences
 and sums for the structure model."""
@@ -9,18 +9,9 @@ from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
+from .tuning import TUNING, Tuning
+
 __all__ = ["translations"]
-
-_SURROGATE = 0.9
-"""The share of the variance of y the polynomial surrogate of :func:`translations` must explain
-(a kink such as |x_i - x_j| keeps a cubic below 0.98)."""
-
-_SYMMETRY = 0.05
-"""A pair of inputs enters as x_i - x_j when sum (dy/dx_i + dy/dx_j)^2 over the points is below
-this share of sum (dy/dx_i)^2 + (dy/dx_j)^2 (the gradients of a polynomial surrogate), as
-x_i + x_j when sum (dy/dx_i - dy/dx_j)^2 is; in either case only where the same share for the
-scaled gradients x dy/dx (the test of x_i x_j and x_i / x_j) is larger: over inputs of a
-narrow range far from zero a product or ratio nearly passes the test of a sum or difference."""
 
 
 def _exponents(m: int, d: int) -> list[tuple[int, ...]]:
@@ -41,13 +32,19 @@ def _mismatch(D: np.ndarray, i: int, j: int, s: float) -> float:
     return float(np.sum((D[:, i] + s * D[:, j]) ** 2)) / den if den > 0 else np.inf
 
 
-def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] | None:
-    """AI Feynman's translational symmetry: the rows of P (w = P x) that replace each pair of
+def translations(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> tuple[tuple[float, ...], ...] | None:
+    """Translational symmetry (Udrescu & Tegmark 2020): the rows of P (w = P x) that replace each pair of
     inputs the law reads only through their difference (y(x_i + a, x_j + a) = y; e.g. cos(x3 -
     x4), (x2 - x1)^2 + (x4 - x3)^2) by x_i - x_j, or only through their sum (sin(x1 + x2)) by
     x_i + x_j, and keep the other inputs; pairs taken greedily, the most symmetric first. The
     test: the gradients of a least-squares surrogate of y at the points (cubic where the points
-    allow, else quadratic; :data:`_SYMMETRY`). None when no pair passes."""
+    allow, else quadratic, explaining ``translation_explained`` of the variance: a kink such as
+    |x_i - x_j| keeps a cubic below 0.98): a pair enters as x_i - x_j when
+    sum (dy/dx_i + dy/dx_j)^2 over the points is below ``translation_symmetry`` of
+    sum (dy/dx_i)^2 + (dy/dx_j)^2, as x_i + x_j when sum (dy/dx_i - dy/dx_j)^2 is; in either
+    case only where the same share for the scaled gradients x dy/dx (the test of x_i x_j and
+    x_i / x_j) is larger: over inputs of a narrow range far from zero a product or ratio nearly
+    passes the test of a sum or difference. None when no pair passes."""
     n, m = X.shape
     if m < 2 or not np.all(np.isfinite(y)) or np.ptp(y) == 0:
         return None
@@ -66,7 +63,7 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
     ys = (y - y.mean()) / np.std(y)
     coef, *_ = np.linalg.lstsq(A, ys, rcond=None)
     if not (np.all(np.isfinite(coef)) and n > A.shape[1]
-            and float(np.sum((ys - A @ coef) ** 2)) / (n - A.shape[1]) <= (1.0 - _SURROGATE) * n / (n - 1)):
+            and float(np.sum((ys - A @ coef) ** 2)) / (n - A.shape[1]) <= (1.0 - tuning.translation_explained) * n / (n - 1)):
         return None  # the surrogate does not describe y (adjusted R^2): its gradients say nothing
     G = np.zeros((n, m))  # dy/dx at each point, in the data's units
     for c, e in zip(coef, powers):
@@ -87,7 +84,7 @@ def translations(X: np.ndarray, y: np.ndarray) -> tuple[tuple[float, ...], ...] 
     used: set[int] = set()
     rows = []
     for score, i, j, sign in sorted(scores):
-        if score > _SYMMETRY:
+        if score > tuning.translation_symmetry:
             break
         if i in used or j in used:
             continue

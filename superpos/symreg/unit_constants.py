@@ -1,4 +1,4 @@
-"""Finalists written with their unit constants: a fitted constant within :data:`_NEAR` of +-1
+"""Finalists written with their unit constants: a fitted constant within ``unit_near`` of +-1
 is fixed there and the formula read back as it is written, shorter (c x with c = 1 is x; the
 Lorentz factor c / sqrt(1 + c x^2) with 1 and -1 is 1 / sqrt(1 - x^2), 15 units of complexity
 down to 9). The written form joins the finalists as a candidate of its own, and the
@@ -27,15 +27,13 @@ from ..core.symbolic import from_sympy, to_sympy
 from ..exceptions import NotRepresentable, SuperposError
 from .candidates import Candidate, Points
 from .fitting import fit_many
+from .tuning import TUNING, Tuning
 
 __all__ = ["unit_variants", "scored_variants"]
 
-_NEAR = 0.02
-"""A constant within this (absolute) of +1 or -1 is tried at it."""
-
-
-def unit_variants(cands: list[Candidate], basis: Basis, memo: dict | None = None) -> list[Candidate]:
-    """For each candidate with constants within :data:`_NEAR` of +-1, the candidate with those
+def unit_variants(cands: list[Candidate], basis: Basis, memo: dict | None = None,
+                  tuning: Tuning = TUNING) -> list[Candidate]:
+    """For each candidate with constants within ``unit_near`` of +-1, the candidate with those
     fixed at +-1 and its tree as sympy writes that formula (:func:`from_sympy` of the form with
     the other constants as symbols), where that tree is smaller and not already among
     ``cands``; its other constants start at their fitted values. ``memo`` (id of a candidate ->
@@ -44,7 +42,7 @@ def unit_variants(cands: list[Candidate], basis: Basis, memo: dict | None = None
     out = []
     for c in cands:
         if memo is None or id(c) not in memo:
-            w = _written(c, basis)
+            w = _written(c, basis, tuning.unit_near)
             if memo is not None:
                 memo[id(c)] = w
         else:
@@ -56,11 +54,11 @@ def unit_variants(cands: list[Candidate], basis: Basis, memo: dict | None = None
     return out
 
 
-def _written(c: Candidate, basis: Basis) -> Candidate | None:
+def _written(c: Candidate, basis: Basis, near: float) -> Candidate | None:
     """``c`` written with its unit constants fixed (:func:`unit_variants`), None where it has
     none or the written tree is not smaller."""
     v = np.asarray(c.constants, dtype=np.float64)
-    unit = np.abs(np.abs(v) - 1.0) <= _NEAR
+    unit = np.abs(np.abs(v) - 1.0) <= near
     if not unit.any() or not np.all(np.isfinite(v)):
         return None
     free = {}
@@ -91,7 +89,7 @@ def scored_variants(cands: list[Candidate], basis: Basis, points: Points, settin
     ``points.folds``, cross-validated), where a parent's error would flatter a form whose
     units the data do not fix (x1 (1.011 + 1.025 exp(-x3 / x2)) written x1 (1 + exp(-x3 / x2))
     doubles its error at 1 % noise)."""
-    written = unit_variants(cands, basis, memo)
+    written = unit_variants(cands, basis, memo, tuning=settings.tuning)
     if not written:
         return []
     trees, starts = [c.tree for c in written], [c.constants for c in written]

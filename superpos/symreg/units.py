@@ -18,23 +18,22 @@ import sympy
 
 from ..core.basis import Basis
 from ..core.symbolic import rewritten
+from .tuning import TUNING, Tuning
 
 __all__ = ["decade_scales", "expr_in_units", "extreme_decades", "in_data_units", "readable_numbers",
            "times_ten_power", "to_user_units"]
 
 
-_LOW = 0.75
-"""The decade the data are brought into is [_LOW, 10 * _LOW)."""
-
-
-def _decade(v: np.ndarray) -> int:
+def _decade(v: np.ndarray, low: float) -> int:
     top = float(np.max(np.abs(v)))
-    return int(np.floor(np.log10(top / _LOW))) if top > 0 and np.isfinite(top) else 0
+    return int(np.floor(np.log10(top / low))) if top > 0 and np.isfinite(top) else 0
 
 
-def decade_scales(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
-    """(k_x per input, k_y): the powers of ten with max|x_j| / 10^k_j and max|y| / 10^k_y in [0.75, 7.5)."""
-    return np.array([_decade(X[:, j]) for j in range(X.shape[1])], dtype=np.int64), _decade(y)
+def decade_scales(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> tuple[np.ndarray, int]:
+    """(k_x per input, k_y): the powers of ten with max|x_j| / 10^k_j and max|y| / 10^k_y in
+    [l, 10 l), l the record's ``decade_low`` (0.75 shipped)."""
+    low = tuning.decade_low
+    return np.array([_decade(X[:, j], low) for j in range(X.shape[1])], dtype=np.int64), _decade(y, low)
 
 
 def to_user_units(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
@@ -46,17 +45,15 @@ def to_user_units(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
                      lambda e: e.xreplace(subs) * sympy.Integer(10) ** int(ky) if ky else e.xreplace(subs))
 
 
-EXTREME_DECADES = 100
-"""Columns whose largest magnitude lies beyond 10^±100 are brought into the model's decade
-before any search (:func:`extreme_decades`): the search squares, divides and differences the
-data, which overflows or underflows past about 10^±150, while a law is a law at any scale."""
-
-
-def extreme_decades(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, int]:
-    """(k_x per input, k_y) as :func:`decade_scales`, zero for the columns within 10^±100."""
-    kx, ky = decade_scales(X, y)
-    kx = np.where(np.abs(kx) > EXTREME_DECADES, kx, 0)
-    return kx, (ky if abs(ky) > EXTREME_DECADES else 0)
+def extreme_decades(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> tuple[np.ndarray, int]:
+    """(k_x per input, k_y) as :func:`decade_scales`, zero for the columns within 10^±k
+    (``extreme_decades``, 100 shipped): the others are brought into the model's decade before any
+    search, which squares, divides and differences the data and would overflow or underflow past
+    about 10^±150, while a law is a law at any scale."""
+    kx, ky = decade_scales(X, y, tuning)
+    k = tuning.extreme_decades
+    kx = np.where(np.abs(kx) > k, kx, 0)
+    return kx, (ky if abs(ky) > k else 0)
 
 
 def times_ten_power(v: np.ndarray, k) -> np.ndarray:

@@ -7,10 +7,10 @@ sqrt(1 - x2^2 / x3^2) is affine in x1.
 
 The test (:func:`affine_splits`, numpy only): per input j and function h, A and B as
 polynomials in the standardised other inputs, fitted by least squares on the fitting points;
-it fires where that model explains :data:`_EXPLAINED` of the variance and leaves at most
-:data:`_GAIN` of what the additive model A(x_R) + h(x_j) + a cubic in x_j leaves (h must
+it fires where that model explains ``affine_explained`` of the variance and leaves at most
+``affine_gain`` of what the additive model A(x_R) + h(x_j) + a cubic in x_j leaves (h must
 interact with the other inputs).
-The best :data:`_KEEP` are solved as the template ``f(x_R) + g(x_R)*h(x_j)`` (``g(x_R)*h(x_j)``
+The best ``affine_keep`` are solved as the template ``f(x_R) + g(x_R)*h(x_j)`` (``g(x_R)*h(x_j)``
 where A is not needed)
 (:func:`~superpos.symreg.proposers.template.solve_template`: A and B found by the engine part
 by part, then refitted jointly).
@@ -22,6 +22,7 @@ import numpy as np
 from ..candidates import Candidate
 from ..engine import Search
 from ..template import monomials, read_template
+from ..tuning import TUNING, Tuning
 from .template import solve_template
 
 __all__ = ["AffineProposer", "FUNCTIONS", "PHASES", "affine_splits"]
@@ -43,26 +44,9 @@ PHASES = {
     "sin": ("sin({x} - {z})", np.sin),
     "cos": ("cos({x} - {z})", np.cos),
 }
-"""h of a difference of two inputs by name, a phase (x5 - x6 in test_2's
+"""h of a difference of two inputs by name, a phase (x5 - x6 in
 1 + sqrt(1 + 2 x3^2 x4 / (x1 x2^2)) cos(x5 - x6)): (template text over the inputs' names,
 numpy function). y affine in cos(x_i - x_k) is affine in no function of x_i alone."""
-
-_EXPLAINED = 0.98
-"""The affine model must explain this share of the variance on the fitting points."""
-
-_GAIN = 0.1
-"""... and leave at most this share of what the additive model leaves unexplained."""
-
-_ADDITIVE = 1e-8
-"""... and the additive model must leave more than this share (else the law is a sum of parts,
-the separable proposer's)."""
-
-_OFFSET = 1e-3
-"""Without A, B h may leave twice the error plus this share of the variance (the polynomial A
-absorbs part of a polynomial B's misfit even where the law has no A) and y is their product."""
-
-_KEEP = 2
-"""The best splits solved."""
 
 
 def _domain_ok(v: np.ndarray, need: str | None) -> bool:
@@ -81,11 +65,11 @@ def _sse(D: np.ndarray, t: np.ndarray) -> float:
     return float(r @ r)
 
 
-def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[tuple[int, ...], str, float, bool]]:
+def affine_splits(X: np.ndarray, y: np.ndarray, rows=None, tuning: Tuning = TUNING) -> list[tuple[tuple[int, ...], str, float, bool]]:
     """[(inputs, function name, unexplained share, whether A is not needed)] of the splits
     y = A(x_R) + B(x_R) h(x_j) (inputs (j,), h of :data:`FUNCTIONS`) or B(x_R) h(x_i - x_k)
     (inputs (i, k), h of :data:`PHASES`) that fire (module docstring), best first; fitted on
-    ``rows`` (default all). Without A (B h alone leaves at most twice the error, plus :data:`_OFFSET`)
+    ``rows`` (default all). Without A (B h alone leaves at most twice the error, plus ``affine_offset``)
     y is the product
     B(x_R) h(x_j), solved so: sin(x1) cos(x2) e^x3 changes sign, and log|y| is no sum there."""
     rows = np.arange(X.shape[0]) if rows is None else np.asarray(rows)
@@ -121,13 +105,13 @@ def affine_splits(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[tuple[i
         raw = v / v.std()
         v = raw - raw.mean()
         sse = _sse(np.column_stack([P, P * v[:, None]]), t)
-        if sse > (1.0 - _EXPLAINED) * sst:
+        if sse > (1.0 - tuning.affine_explained) * sst:
             continue
         own = [Z[:, j] ** d for j in inputs for d in (1, 2, 3)]
         additive = _sse(np.column_stack([P, *own, v]), t)
-        if additive > _ADDITIVE * sst and sse <= _GAIN * additive:
+        if additive > tuning.affine_additive * sst and sse <= tuning.affine_gain * additive:
             scaled = _sse(P * raw[:, None], t)  # no A: y = B(x_R) h(x_j), a product of parts
-            out.append((inputs, name, sse / sst, bool(scaled <= 2.0 * sse + _OFFSET * sst)))
+            out.append((inputs, name, sse / sst, bool(scaled <= 2.0 * sse + tuning.affine_offset * sst)))
     return sorted(out, key=lambda r: r[2])
 
 
@@ -146,7 +130,7 @@ class AffineProposer:
     def propose(self, search: Search, pool: list[Candidate]) -> list[Candidate]:
         m = search.n_inputs
         out: list[Candidate] = []
-        for inputs, name, _, product in affine_splits(search.X, search.y, search.points.fit)[:_KEEP]:
+        for inputs, name, _, product in affine_splits(search.X, search.y, search.points.fit, search.tuning)[:search.tuning.affine_keep]:
             if search.effort.exhausted():
                 break
             rest = ", ".join(f"x{k + 1}" for k in range(m) if k not in inputs)

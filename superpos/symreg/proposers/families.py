@@ -35,7 +35,9 @@ def _stands(c: Candidate, seen, search: Search) -> bool:
     a curve fitter), a peak on a slope where its center lies within the data's range of its
     input (elsewhere a line and a peak's flank beyond the data fit a vapour pressure's rise at
     1 % noise, and fail beyond it), a fitted power where it is not a logarithm
-    (:data:`_MIN_POWER_SPAN`). ``seen``: the candidate's (family, input index)."""
+    (x^b varies over the data by at least ``min_power_span`` in its log, |b| times the range of
+    log x: below, A x^b + d and A exp(-b x^beta) + d are a logarithm in disguise,
+    x^b = 1 + b log x + ...). ``seen``: the candidate's (family, input index)."""
     if seen is None:
         return True
     fam, j = seen
@@ -52,12 +54,7 @@ def _stands(c: Candidate, seen, search: Search) -> bool:
         power = p.get("beta", p.get("exponent"))
         if power is not None:
             with np.errstate(all="ignore"):
-                return bool(abs(power) * np.ptp(np.log(np.abs(x))) >= _MIN_POWER_SPAN)
+                return bool(abs(power) * np.ptp(np.log(np.abs(x))) >= search.tuning.min_power_span)
         return True
     return False
 
-
-_MIN_POWER_SPAN = 0.1
-"""x^b varies over the data by at least this in its log (|b| times the range of log x): below,
-A x^b + d and A exp(-b x^beta) + d are a logarithm in disguise (x^b = 1 + b log x + ...: over
-x from 1e150 to 1e200, log x came back as 30890 - 82873 exp(-0.987 x^3.3e-5))."""

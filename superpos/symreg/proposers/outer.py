@@ -16,18 +16,12 @@ from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import separations
+from ..tuning import TUNING, Tuning
 
 __all__ = ["OuterProposer", "TRANSFORMS", "transformed", "outer", "firing"]
 
 TRANSFORMS = ("square", "inverse", "log", "exp")
 """T(y) = y^2, 1/y, log|y|, exp(y); F = T^-1 is sqrt (with y's sign), 1/u, exp (with y's sign), log."""
-
-_GAIN = 0.5
-"""T(y) is tried when its separable model leaves at most this share of what y's leaves
-unexplained (all of it when y does not separate)."""
-
-_KEEP = 2
-"""The best formulas of g = T(y) given back to y."""
 
 
 def transformed(y: np.ndarray, kind: str) -> np.ndarray | None:
@@ -59,18 +53,18 @@ def outer(kind: str, g: sympy.Expr, sign: float) -> sympy.Expr:
     return sympy.log(g)
 
 
-def firing(X: np.ndarray, y: np.ndarray, rows=None) -> list[tuple[str, np.ndarray]]:
+def firing(X: np.ndarray, y: np.ndarray, rows=None, tuning: Tuning = TUNING) -> list[tuple[str, np.ndarray]]:
     """[(transform, T(y))] of the transforms whose T(y) splits into parts on ``rows``
-    (:func:`~superpos.symreg.separable.separations`) leaving at most :data:`_GAIN` of what
+    (:func:`~superpos.symreg.separable.separations`) leaving at most ``outer_gain`` of what
     y's own split leaves unexplained (all of it when y does not split)."""
-    left = min((1.0 - s.explained for s in separations(X, y, rows)), default=1.0)
+    left = min((1.0 - s.explained for s in separations(X, y, rows, tuning=tuning)), default=1.0)
     out = []
     for kind in TRANSFORMS:
         t = transformed(y, kind)
         if t is None or not np.all(np.isfinite(t)) or np.ptp(t) == 0:
             continue
-        seps = separations(X, t, rows)
-        if seps and 1.0 - max(s.explained for s in seps) <= _GAIN * left:
+        seps = separations(X, t, rows, tuning=tuning)
+        if seps and 1.0 - max(s.explained for s in seps) <= tuning.outer_gain * left:
             out.append((kind, t))
     return out
 
@@ -82,13 +76,13 @@ class OuterProposer:
         X, y = search.X, search.y
         sign = float(np.sign(y[np.argmax(np.abs(y))]))
         out: list[Candidate] = []
-        for kind, t in firing(X, y, search.points.fit):
+        for kind, t in firing(X, y, search.points.fit, search.tuning):
             if search.effort.exhausted():
                 break
             basis = model_basis_over(search.model, search.n_inputs)
             work = law_basis(basis)
             found = search.solve("outer", X, t, basis=basis, work=work)
-            for c in [c for c in found if np.all(np.isfinite(c.constants))][:_KEEP]:
+            for c in [c for c in found if np.all(np.isfinite(c.constants))][:search.tuning.outer_keep]:
                 out += search.refit_expression(outer(kind, to_sympy(c.tree, work, c.constants), sign),
                                                search.floor(pool), self.name, len(pool) + len(out))
         return out

@@ -21,8 +21,9 @@ class RationalProposer:
         p = search.points
         trees, starts = [], []
         X, y = p.X[p.fit], p.y[p.fit]
-        trig = trig_rational_fits(X, y) if search.work.has("cos") and search.work.has("sin") else []
-        for expr, _ in rational_fits(X, y) + trig:
+        t = search.tuning
+        trig = trig_rational_fits(X, y, t) if search.work.has("cos") and search.work.has("sin") else []
+        for expr, _ in rational_fits(X, y, tuning=t) + trig:
             try:
                 tree, consts = from_sympy(expr, search.work)
             except NotRepresentable:

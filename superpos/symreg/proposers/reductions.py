@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..candidates import Candidate
-from ..decompose import _MAX_EXPONENT, Reduction, reductions, smooth_in
+from ..decompose import Reduction, reductions, smooth_in
 from ..engine import Search
 from ..families import fitted_families
 from ..laws import fitted_laws, law_basis
@@ -16,9 +16,6 @@ from ..snapping import snaps_simply
 from ..terms import transformed_sums
 
 __all__ = ["ReductionsProposer"]
-
-REDUCTIONS = 3
-"""Reductions of the data searched (each costs one search of the model, as much as the data's own)."""
 
 
 class ReductionsProposer:
@@ -31,7 +28,8 @@ class ReductionsProposer:
     written back as prod w^a * g(z(x)) over the work basis and refitted on the search's points.
     A single group z of one sign that tells y / prod w^a alone is searched again as 1/z
     (:func:`reciprocal`). The reductions stop once the law is found as it will be shown
-    (:func:`_found`): II.21.32's three after the first took 1.7 s of 2.9 s."""
+    (:func:`_found`). At most ``reductions_searched`` reductions, each one search of the model
+    (as much as the data's own), each with that fraction of the context's share."""
 
     name = "reductions"
 
@@ -40,7 +38,8 @@ class ReductionsProposer:
         points = search.points
         first = len(pool)
         found = False  # _found of the pool with ``out``, checked once each time ``out`` grows
-        for red in reductions(points.X, points.y, search.model.basis_.n_variables, REDUCTIONS):
+        t = search.tuning
+        for red in reductions(points.X, points.y, search.model.basis_.n_variables, t.reductions_searched, tuning=t):
             if found:
                 break
             with np.errstate(all="ignore"):
@@ -50,7 +49,7 @@ class ReductionsProposer:
             out += _solved(search, red, Z, rest, first + len(out))
             found = _found(search, search.merge(pool, out))
             flipped = reciprocal(red, Z)
-            if flipped is not None and search.context.users_data and smooth_in(Z[:, 0], rest) and not found:
+            if flipped is not None and search.context.users_data and smooth_in(Z[:, 0], rest, t) and not found:
                 # a group's orientation is arbitrary (x4 x5 / (x2 x3) or its inverse), and
                 # exp(1/z) - 1 is far from the model's trees where exp(z) - 1 is one of them;
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
@@ -58,7 +57,7 @@ class ReductionsProposer:
                 # the user's data only (a part's search has a share too small for two)
                 out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
                 # so is the split of z's power between the factor and g: x3 x4 g(z) or x1 x2 h(z)
-                for other in refactored(red):
+                for other in refactored(red, t.max_law_exponent):
                     with np.errstate(all="ignore"):
                         moved = points.y / other.factor(points.X)
                     if np.all(np.isfinite(moved)):
@@ -73,14 +72,13 @@ def _found(search: Search, pool: list[Candidate]) -> bool:
     """Whether the pool's best is settled (exact, and holds at the edges: :meth:`Search.settled`)
     with every constant snapping to a simple number (:func:`~superpos.symreg.snapping.snaps_simply`):
     the law as it will be shown, which another reduction can only write again. A settled
-    formula of free constants may be the law in
-    another guise (II.6.15a as sqrt(0.057 x4^2 + 0.057 x5^2), where a later reduction writes
-    3 sqrt(1 + x5^2 / x4^2) / (4 pi)) or a series exact to the data's digits (III.4.33's
-    rational read from a CSV of 12 digits), and the reductions go on."""
+    formula of free constants may be the law in another guise (a fitted 0.057 for (3 / (4 pi))^2,
+    which a later reduction writes with 3 / (4 pi)) or a series exact to the data's digits, and
+    the reductions go on."""
     if not search.settled(pool):
         return False
     c = pool[0]
-    return snaps_simply(c.tree, search.work, search.X, search.y, c.constants)
+    return snaps_simply(c.tree, search.work, search.X, search.y, c.constants, search.tuning)
 
 
 def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
@@ -91,8 +89,8 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     # Gaussian; on the user's data those are reduced again
     nested = red.linear is not None and search.context.users_data
     over = law_basis(model_basis) if nested else model_basis
-    found = search.solve("reduced-nested" if nested else "reduced", Z, rest, work=over,
-                         rows=_steady_rows(search, red))[:search.settings.refit_top]
+    found = search.solve("reduced-nested" if nested else "reduced", Z, rest, pieces=search.tuning.reductions_searched,
+                         work=over, rows=_steady_rows(search, red))[:search.settings.refit_top]
     pairs = [(_as(c, "reduction"), red.compose(c.tree, c.constants, over, search.work)) for c in found
              if np.all(np.isfinite(c.constants))]
     floor = search.floor(found)
@@ -100,7 +98,8 @@ def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, ran
     if not points.folds:  # small data: a few dozen points cannot choose among so many sums
         pairs += [(Candidate(t, names, floor, 0, c, np.inf, np.inf, "reduction+sums"),
                    red.compose(t, c, model_basis, search.work))
-                  for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1)]
+                  for t, c in transformed_sums(Z[points.fit], rest[points.fit], model_basis, keep=1,
+                                               tuning=search.tuning)]
     return search.refit(pairs + _closed_forms(search, red, Z, rest, floor), search.work, rank)
 
 
@@ -108,9 +107,7 @@ def _steady_rows(search: Search, red: Reduction) -> np.ndarray | None:
     """On the user's data, where the factor prod w^a spans more than a decade, the rows where
     it is at least its median: y / prod w^a carries the noise of y divided by the factor, so
     where the factor is small the reduced target is mostly noise, and a look-alike fits it as
-    well as the law (at 1 % noise, II.13.34's reduction x1 x3 g(x3 / x2), a factor of 1.2
-    decades: on all rows the sub-search's best was x1 x2 / cos(x2 / x3), which was taken over
-    the Lorentz law). The candidates found there are refitted and scored on all the points."""
+    well as the law. The candidates found there are refitted and scored on all the points."""
     if not search.context.users_data:
         return None
     with np.errstate(all="ignore"):
@@ -132,17 +129,17 @@ def _closed_forms(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarra
                for t, c in fitted_families(Z, rest, laws, points.fit, search.settings, search.seed)])
 
 
-def refactored(red: Reduction) -> list[Reduction]:
+def refactored(red: Reduction, max_exponent: float) -> list[Reduction]:
     """The reduction with z's power moved between the factor and g (factor prod w^(a + t b),
-    t = -1, 1) where that factor has no more inputs than a and no exponent beyond the
-    reductions' largest: one group only."""
+    t = -1, 1) where that factor has no more inputs than a and no exponent beyond
+    ``max_exponent`` (the record's ``max_law_exponent``): one group only."""
     if len(red.inner) != 1:
         return []
     a, b = np.array(red.factor_exponents), np.array(red.inner[0])
     out = []
     for t in (-1.0, 1.0):
         c = a + t * b
-        if np.count_nonzero(c) <= np.count_nonzero(a) and np.max(np.abs(c)) <= _MAX_EXPONENT:
+        if np.count_nonzero(c) <= np.count_nonzero(a) and np.max(np.abs(c)) <= max_exponent:
             out.append(replace(red, factor_exponents=tuple(float(e) + 0.0 for e in c)))
     return out
 

@@ -6,12 +6,12 @@ Each part is a data set of its own, solved by the engine (:meth:`Search.solve` o
 basis, in the plan's contexts ``part`` and, from the second pass, ``part-later``: the model,
 powers, families, local search, reductions, the laws, the rational laws from the second pass,
 and this proposer again, to ``decompose_depth`` levels), on the same rows, so the same split of
-the points; each part gets the context's share of the effort left over k PASSES. Backfitting:
+the points; each part gets the context's share of the effort left over k passes. Backfitting:
 part p's target is y minus (sum) or divided by (product) the current fits of the other parts
 (where the factors change sign, on the rows away from the others' zeros), at first the
 polynomial parts of the test, then each part's best formula as soon as it is found (the part
 whose polynomial misses most first: :meth:`~superpos.symreg.separable.Separation.order`);
-:data:`PASSES` passes, each searching the structures again with cleaner targets. The parts'
+``backfit_passes`` passes, each searching the structures again with cleaner targets. The parts'
 formulas are recombined into one tree over every input and refitted jointly from their
 constants.
 """
@@ -27,18 +27,7 @@ from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..separable import Separation, separations
 
-__all__ = ["SeparableProposer", "MAX_DEPTH", "PASSES"]
-
-MAX_DEPTH = 3
-"""Default levels of parts within parts (the user's data is level 0): ``decompose_depth``."""
-
-PASSES = 2
-"""Backfitting passes; each searches every part's structure on the current targets."""
-
-_AWAY_FROM_ZEROS = 0.2
-"""A factor's target y / g (g the other factors, which change sign) is searched on the rows where
-|g| is at least this share of its largest value (or its median, where fewer rows are left):
-near g's zeros y / g is mostly noise."""
+__all__ = ["SeparableProposer"]
 
 
 class SeparableProposer:
@@ -50,7 +39,7 @@ class SeparableProposer:
         # the product test of a y that changes sign on the user's data only: within a part, on a
         # target still off by the other parts' polynomials, it split x1 cos(x2 x3) again, for
         # seconds, where the model finds the part whole
-        for sep in separations(p.X, p.y, p.fit, signed=search.context.users_data)[:2]:
+        for sep in separations(p.X, p.y, p.fit, signed=search.context.users_data, tuning=search.tuning)[:2]:
             if search.effort.exhausted():
                 break
             found = _solve_parts(search, sep)
@@ -85,14 +74,19 @@ def _product(parts: list[sympy.Expr]) -> sympy.Expr:
 
 def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
     """Each part's best formula over the search's variables, by backfitting; None when a part
-    finds nothing or its values are not finite."""
+    finds nothing or its values are not finite. A factor's target y / g (g the other factors,
+    which change sign) is searched on the rows where |g| is at least ``factor_away_from_zeros``
+    of its largest value (or its median, where fewer rows are left): near g's zeros y / g is
+    mostly noise."""
     X, y = search.X, search.y
     k = len(sep.parts)
     current = [sep.part_values(i) for i in range(k)]
     exprs: list = [None] * k
     variables = search.work.variables
-    for pass_ in range(PASSES):
-        for i in sep.order():
+    t = search.tuning
+    passes = t.backfit_passes
+    for pass_ in range(passes):
+        for i in sep.order(t.misfit_negligible):
             part = sep.parts[i]
             others = [current[j] for j in range(k) if j != i]
             rows = None
@@ -103,14 +97,14 @@ def _solve_parts(search: Search, sep: Separation) -> list[sympy.Expr] | None:
                     target = y / np.prod(others, axis=0)
                 else:  # factors that change sign: y / g only where |g| is not near its zeros
                     g = np.abs(np.prod(others, axis=0))
-                    rows = g >= min(_AWAY_FROM_ZEROS * np.max(g), np.median(g))
+                    rows = g >= min(t.factor_away_from_zeros * np.max(g), np.median(g))
                     target = np.where(rows, y / np.where(rows, np.prod(others, axis=0), 1.0), 0.0)
             kept = target if rows is None else target[rows]
             if not np.all(np.isfinite(kept)) or np.ptp(kept) == 0:
                 return None
             basis = model_basis_over(search.model, len(part))
             work = law_basis(basis)
-            found = search.solve("part-later" if pass_ else "part", X[:, list(part)], target, pieces=k * PASSES,
+            found = search.solve("part-later" if pass_ else "part", X[:, list(part)], target, pieces=k * passes,
                                  basis=basis, work=work, rows=rows)
             found = [c for c in found if np.all(np.isfinite(c.constants))]
             if not found:

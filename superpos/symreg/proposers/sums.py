@@ -20,6 +20,8 @@ class SumsProposer:
         kx, ky = search.decade()
         p = search.points
         Xf, yf = p.X[p.fit] / 10.0**kx, p.y[p.fit] / 10.0**ky
-        trees = sum_trees(Xf, yf, search.work, grown=not p.folds) + monomial_sum_trees(Xf, yf, search.work)
+        t = search.tuning
+        trees = (sum_trees(Xf, yf, search.work, grown=not p.folds, tuning=t)
+                 + monomial_sum_trees(Xf, yf, search.work, tuning=t))
         return search.fit(trees, search.work, self.name, scores=search.floor(pool), first_rank=len(pool),
                           scale=(kx, ky))

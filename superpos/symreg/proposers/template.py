@@ -4,7 +4,7 @@ When a template is given it is the only proposer: the law has the form the user 
 
 Each placeholder is solved by the engine on its own inputs (:meth:`Search.solve`, the plan's
 context ``template-part``: the same proposers as a separable law's parts, over the laws' basis),
-the same rows and a share of the effort; :data:`PASSES` backfitting passes; after each the parts
+the same rows and a share of the effort; ``backfit_passes`` backfitting passes; after each the parts
 go back into the template, which is refitted jointly from their constants and the template's,
 one candidate per pass (the second pass's parts fit targets off by the first's errors and may
 write a part worse than the first pass did: benchmarks/decisions.md).
@@ -20,7 +20,6 @@ from ..candidates import Candidate
 from ..engine import Search, model_basis_over
 from ..laws import law_basis
 from ..template import Template, fit_surrogates, input_index, read_template, solved_for
-from .separable import PASSES
 
 __all__ = ["TemplateProposer", "solve_template"]
 
@@ -47,7 +46,7 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
     refitted jointly, as candidates of ``source``; those of the passes completed when a
     placeholder finds nothing or the values are not finite."""
     p = search.points
-    fitted = fit_surrogates(t, p.X[p.fit], p.y[p.fit], search.seed)
+    fitted = fit_surrogates(t, p.X[p.fit], p.y[p.fit], search.seed, search.tuning)
     if fitted is None:
         return []
     surrogates, consts, _ = fitted
@@ -59,7 +58,8 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
     found: dict = {}
     variables = search.work.variables
     out: list[Candidate] = []
-    for _ in range(PASSES):
+    passes = search.tuning.backfit_passes
+    for _ in range(passes):
         for nm in names:
             args = list(t.names[nm])
             target = _target(t, nm, solvers.get(nm), current, consts, X, y)
@@ -73,7 +73,7 @@ def solve_template(search: Search, t: Template, pool: list[Candidate], source: s
                 return out
             basis = model_basis_over(search.model, len(args))
             work = law_basis(basis)
-            cands = [c for c in search.solve(context, X[:, args], target, pieces=len(names) * PASSES,
+            cands = [c for c in search.solve(context, X[:, args], target, pieces=len(names) * passes,
                                              basis=basis, work=work, rows=rows)
                      if np.all(np.isfinite(c.constants))]
             if not cands:
