@@ -13,6 +13,7 @@ from superpos.symreg.decompose import (Reduction, index_beside, monomial_splits,
 from superpos.symreg.translations import translations
 from superpos.symreg.monomial_sums import monomial_library, monomial_sum_trees
 from superpos.symreg.terms import sum_trees, term_library, transformed_sums
+from superpos.symreg.tuning import TUNING
 
 
 def test_monomial_split_finds_the_factor_and_the_inner_inputs():
@@ -87,7 +88,7 @@ def test_single_index_of_noisy_data_keeps_the_ratio():
     halves would give v / sqrt(c); the integer rounding fits log|y| better and is kept."""
     from superpos.symreg.groups import _group_exponents
 
-    found = [tuple(b) for b in _group_exponents(np.array([0.0, -0.7, 1.0]), np.ones((5, 3)))]
+    found = [tuple(b) for b in _group_exponents(np.array([0.0, -0.7, 1.0]), np.ones((5, 3)), TUNING)]
     assert found[0] == (0, -0.5, 1) and (0, -1, 1) in found  # and v / v_2 = (0, 1, -1.43) rounded
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.uniform(1, 5, 200), rng.uniform(3, 10, 200), rng.uniform(1, 2, 200)])
@@ -294,12 +295,12 @@ def test_refactored_moves_the_power_of_the_group_into_the_factor():
     from superpos.symreg.proposers.reductions import refactored
 
     red = Reduction(((-1.0, -1.0, 1.0, 1.0),), (0.0, 0.0, 1.0, 1.0), 0.0)  # x3 x4 g(x3 x4 / (x1 x2))
-    (moved,) = refactored(red)  # x1 x2 h(z): (-1, -1, 2, 2) has more inputs than the factor
+    (moved,) = refactored(red, TUNING.max_law_exponent)  # x1 x2 h(z): (-1, -1, 2, 2) has more inputs than the factor
     assert moved.factor_exponents == (1.0, 1.0, 0.0, 0.0) and moved.inner == red.inner
     X = np.random.default_rng(20).uniform(1, 2, (30, 4))
     z = red.inputs(X)[:, 0]
     assert np.allclose(red.factor(X) / z, moved.factor(X))
-    assert refactored(Reduction(((1.0, 0.0), (0.0, 1.0)), (0.0, 0.0), 0.0)) == []
+    assert refactored(Reduction(((1.0, 0.0), (0.0, 1.0)), (0.0, 0.0), 0.0), TUNING.max_law_exponent) == []
 
 
 @pytest.mark.parametrize("law, expected", [
@@ -403,7 +404,7 @@ def test_a_product_pair_of_many_inputs_maps_its_split_back_to_the_inputs():
 
     X = np.random.default_rng(6).uniform(1, 3, (300, 5))
     y = X[:, 3] ** 2 / X[:, 4] * np.log(X[:, 0] * X[:, 1] + X[:, 2])
-    (r,) = _paired(X, y, 3)  # w = (x1 x2, x3, x4, x5): the split over w, read over x
+    (r,) = _paired(X, y, 3, TUNING)  # w = (x1 x2, x3, x4, x5): the split over w, read over x
     assert r.inner == ((1.0, 1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0, 0.0))
     assert r.factor_exponents == (0.0, 0.0, 0.0, 2.0, -1.0)
 
