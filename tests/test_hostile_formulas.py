@@ -237,6 +237,47 @@ def test_log_uniform_ranges_span_decades(tmp_path):
         assert np.mean(lx[:, 1] < 0) == pytest.approx(0.5, abs=0.1)  # uniform in log space: half below 1
 
 
+def test_a_scientists_table_reads_signed_integer_and_huge_ranges_with_names_units_noise_and_digits(tmp_path):
+    header = "name\tformula\tsampling_range\tn_points\tnames\tunits\tnoise\tdigits\n"
+    body = ("p1\t8.99e9*x1*x2/x3**2\tx1:S[1e-19,1e-15];x2:S[1e-19,1e-15];x3:L[1e-100,1e100]\t300\t"
+            "x1=q1; x2=q2; x3=r; y=F\tx1=C; x2=C; x3=m; y=N\t0.02\t4\n"
+            "p2\t13.6/x1**2\tx1:I[1,7]\t50\t\t\t\t\n")
+    p, q = _load(tmp_path, body, header=header)
+    assert p.ranges[0] == ("S", 1e-19, 1e-15, 0.0) and p.ranges[2] == ("L", 1e-100, 1e100, 0.0)
+    assert (p.name_of("x3"), p.unit_of("x3"), p.name_of("y"), p.unit_of("y")) == ("r", "m", "F", "N")
+    assert (q.name_of("x1"), q.unit_of("x1"), q.noise, q.digits, p.noise, p.digits) == ("x1", "", 0.0, 17, 0.02, 4)
+    assert p.positive_variables == ["x3"] and q.integer_variables == ["x1"] and p.integer_variables == []
+    for X in (p.sample(random_state=0)[0], p.sample(2000, random_state=1, fresh=True)[0]):
+        mag = np.log10(np.abs(X[:, 0]))
+        assert mag.min() >= -19 and mag.max() <= -15 and 0.35 < np.mean(X[:, 0] < 0) < 0.65  # both signs
+        assert np.log10(X[:, 2]).min() < -80 and np.log10(X[:, 2]).max() > 80  # 200 decades
+    Xb, _ = p.beyond(500, random_state=2)
+    assert np.mean(Xb[:, 0] < 0) > 0.3 and np.mean(Xb[:, 0] > 0) > 0.3
+    for X in (q.sample(random_state=0)[0], q.sample(500, random_state=1, fresh=True)[0], q.beyond(200, 3)[0]):
+        assert np.array_equal(X, np.round(X))
+    X, _ = q.sample(random_state=0)
+    assert set(X[:, 0]) == set(range(1, 8))  # 50 draws of 7 integers: each end is reached
+    X, y, clean = p.noisy(random_state=0)
+    top = np.abs(clean).max()
+    rel = (y - clean) / (top * np.sqrt(np.mean((clean / top) ** 2)))  # y spans 1e-229..1e171
+    assert 0.015 < rel.std() < 0.025 and np.array_equal(p.noisy(random_state=0)[1], y)
+    assert np.array_equal(q.noisy(random_state=0)[1], q.noisy(random_state=0)[2])  # no noise column: no noise
+
+
+@pytest.mark.parametrize("cells, message", [
+    ("x1=C; x1=m", "each once"), ("z=C", "each once"), ("x1 C", "each once"), ("x4=m", "does not have"),
+])
+def test_bad_names_and_units_columns_are_refused(tmp_path, cells, message):
+    with pytest.raises(SuperposError, match=message):
+        _load(tmp_path, f"p1\tx1*x2\tU[1,2]\t20\t{cells}\n", header="name\tformula\tsampling_range\tn_points\tunits\n")
+
+
+@pytest.mark.parametrize("column, cell", [("noise", "-0.1"), ("noise", "lots"), ("digits", "0"), ("digits", "3.5")])
+def test_bad_noise_and_digits_are_refused(tmp_path, column, cell):
+    with pytest.raises(SuperposError, match=column):
+        _load(tmp_path, f"p1\tx1\tU[1,2]\t20\t{cell}\n", header=f"name\tformula\tsampling_range\tn_points\t{column}\n")
+
+
 BAD_FILES = [
     # columns and cells
     ("", "name\tformula\tn_points\n", "lacks the columns sampling_range .*required: name, formula, sampling_range"),
@@ -256,7 +297,10 @@ BAD_FILES = [
     ("p1\tx1\tU[0,1]\t\u00b2\n", HEADER, "n_points"),
     # ranges
     ("p1\tx1\tU[1,0]\t20\n", HEADER, "low <= high"),
-    ("p1\tx1\tU[-1e41,1]\t20\n", HEADER, "1e\\+40"),
+    ("p1\tx1\tU[-1e301,1]\t20\n", HEADER, "1e\\+300"),
+    ("p1\tx1\tS[0,1]\t20\n", HEADER, "positive low end"),
+    ("p1\tx1\tI[1.2,1.8]\t20\n", HEADER, "an integer between its ends"),
+    ("p1\tx1\tT[0,1]\t20\n", HEADER, "use U\\[a,b\\], L\\[a,b\\], S\\[a,b\\], I\\[a,b\\]"),
     ("p1\tx1\tL[0,1]\t20\n", HEADER, "positive low end"),
     ("p1\tx1\tL[-2,1]\t20\n", HEADER, "positive low end"),
     ("p1\tx1\tU[1e999,1]\t20\n", HEADER, "finite"),

@@ -142,6 +142,28 @@ def test_benchmark_sets_load_and_sample():
         load_problems("nope")
 
 
+def test_the_scientists_sets_are_what_their_headers_say():
+    """The lab tables and the realistic laws (issue 53's benchmarks) hold what their benchmark
+    promises: sizes, noise, units on every column, a frozen test part."""
+    tables = load_problems("lab_tables")
+    assert len(tables) >= 30 and all(8 <= p.n_points <= 60 for p in tables)
+    laws = [p for p in tables if p.expr().free_symbols]
+    assert len(tables) - len(laws) >= 3 and all(0.005 <= p.noise <= 0.03 or p.noise == 0 for p in laws)
+    real = load_problems("realistic")
+    from superpos.datasets.problems import benchmark_folder
+
+    rows = [line.split("\t") for line in (benchmark_folder() / "realistic.tsv").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    split = {r[0]: r[rows[0].index("split")] for r in rows[1:]}
+    assert len(real) >= 60 and sum(v == "test" for v in split.values()) == 20 and set(split) == {p.name for p in real}
+    for p in tables + real:
+        keys = [f"x{k + 1}" for k in range(p.n_variables)] + ["y"]
+        assert all(p.unit_of(k) and p.name_of(k) != k for k in keys), p.name
+    assert all(p.n_points == 200 and p.noise == 0 for p in real)
+    kinds = {r[0] for p in real for r in p.ranges}
+    assert {"L", "S", "I", "U"} <= kinds  # decades, signs, integers
+
+
 @pytest.mark.parametrize("pred, true, positive, ok", [
     ("log(Abs(x1 + 1)) + log(x1**2 + 1)", "log(x1 + 1) + log(x1**2 + 1)", ["x1"], True),
     ("log((x1 + 1)*(x1**2 + 1))", "log(x1 + 1) + log(x1**2 + 1)", ["x1"], True),
