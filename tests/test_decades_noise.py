@@ -11,7 +11,7 @@ from superpos.symreg.candidates import Candidate, Points
 from superpos.symreg.fitting import fit_many
 from superpos.symreg.snapping import snap_constants
 from superpos.symreg.uncertainty import pareto_front, standard_errors, structure_confidence
-from superpos.symreg.units import decade_scales, to_user_units
+from superpos.symreg.decades import decade_scales, to_data_scale
 
 B2 = Basis.default(2)
 
@@ -28,13 +28,13 @@ def test_decade_scales_are_units_invariant():
         np.testing.assert_allclose(X * [a, b] / 10.0 ** kx2, X / 10.0 ** kx, rtol=1e-12)
 
 
-def test_to_user_units_folds_the_scales_into_constants():
+def test_to_data_scale_folds_the_scales_into_constants():
     t = from_string("add(sin(x1), mul(c, x2))", B2)
-    raw, consts = to_user_units(t, [2.5], B2, np.array([3, -1]), 2)
+    raw, consts = to_data_scale(t, [2.5], B2, np.array([3, -1]), 2)
     X = np.random.default_rng(1).uniform(1, 2, (20, 2)) * [1e3, 1e-1]
     want = 100 * (np.sin(X[:, 0] / 1e3) + 2.5 * X[:, 1] / 1e-1)
     np.testing.assert_allclose(evaluate(raw, B2, X, consts), want, rtol=1e-12)
-    assert to_user_units(from_string("log(sub(x1, x1))", B2), [], B2, np.array([1, 0]), 0) is None
+    assert to_data_scale(from_string("log(sub(x1, x1))", B2), [], B2, np.array([1, 0]), 0) is None
 
 
 def test_a_law_in_other_units_keeps_its_structure():

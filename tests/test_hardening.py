@@ -117,7 +117,7 @@ def test_latin1_file_is_read_with_a_note(tmp_path):
     path = _csv(tmp_path, "temp°C,y\n" + ROWS, encoding="latin-1")
     notes: list = []
     X, y, names = read_dataset(path, notes=notes)
-    assert X.shape == (8, 1) and names == ["x1"] and any("Latin-1" in n for n in notes)
+    assert X.shape == (8, 1) and names == ["temp_C"] and any("Latin-1" in n for n in notes)
     r = runner.invoke(app, ["predict", path, "--search", "0", "--top-k", "20"])
     assert r.exit_code == 0 and "note: read as Latin-1" in r.output
 

@@ -204,7 +204,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                            "parts": parts or None, "latex": sympy.latex(expr), "r2": _finite(r2),
                            "seconds": seconds, "precision": settings.precision,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
-                           "inputs": [names[j] for j in f.inputs],
+                           "inputs": [names[j] for j in f.inputs], "units": info.get("units") or None,
                            "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
                            "front": front, "candidates": cands}
                           | ({"trace": f.trace.to_dict()} if explain else {}), indent=2, allow_nan=False) + "\n"

@@ -17,7 +17,8 @@ def beyond_box(lo, hi, n: int, rng: np.random.Generator, widen: float = 0.25) ->
     b = np.where(pos, np.log(np.where(pos, hi, 1.0)), hi)
     w = widen * (b - a)
     U = rng.uniform(a - w, b + w, (4 * n, lo.size))
-    Z = np.where(pos, np.exp(U), U)
+    Z = U.copy()
+    Z[:, pos] = np.exp(U[:, pos])  # only where the range is positive: exp of a linear range may overflow
     return Z[np.any((Z < lo) | (Z > hi), axis=1)][:n]
 
 

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..core.dataset import check_dataset
 from ..core.files import one_line
+from ..core.units import column_names, split_header
 from ..exceptions import SuperposError
 
 __all__ = ["read_dataset", "read_table", "Table", "written_precision"]
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DELIMITERS = (",", ";", "\t")
 _MAX_BYTES = 2 * 1024**3
 
@@ -273,10 +273,12 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
                  info: dict | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Load (X, y, variable names) from a delimited text file, an ``.npz`` holding arrays
     ``X`` and ``y``, or ``-`` (text on standard input). The target is the last column
-    unless ``target`` names another. Variable names are the header names when all are
-    identifiers, else x1..xm. What the reader assumed is appended to ``notes``; ``info``
-    receives the ``"precision"`` the text was written with (:func:`written_precision`; None
-    for an ``.npz``)."""
+    unless ``target`` names another (a header, or its name without the unit). Variable names are
+    the header names, a unit in brackets or parentheses taken off (``T [K]`` is T, ``V (m^3)``
+    V) and each made an identifier on its own (``T hot`` T_hot). What the reader assumed is
+    appended to ``notes``; ``info`` receives the ``"precision"`` the text was written with
+    (:func:`written_precision`; None for an ``.npz``) and the ``"units"`` of the columns that
+    give one (name -> unit text, the target's too; a unit that cannot be read is an error)."""
     notes = [] if notes is None else notes
     if path == "-":
         source = "<stdin>"
@@ -322,9 +324,17 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
         t = len(header) - 1
     elif target in header:
         t = header.index(target)
+    elif target in [split_header(h)[0] for h in header]:  # the name of a header with a unit: T for 'T [K]'
+        t = [split_header(h)[0] for h in header].index(target)
     else:
         raise SuperposError(f"{source}: no column named {target!r} (columns: {', '.join(header)})")
-    names = [h for k, h in enumerate(header) if k != t]
+    try:
+        readable, units = column_names(header)
+    except SuperposError as exc:
+        raise SuperposError(f"{source}: {exc}") from None
+    if info is not None:
+        info["units"] = {readable[k]: units[k] for k in range(len(header)) if units[k] is not None}
+    names = [h for k, h in enumerate(readable) if k != t]
     X = np.delete(data, t, axis=1)
     y = data[:, t]
     order = [k for k in range(len(header)) if k != t] + [t]
@@ -332,7 +342,9 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
     X, y = check_dataset(X, y)
     if np.ptp(y) == 0:
         raise SuperposError(f"{source}: the target column is constant; there is no formula to find")
-    if not all(_IDENT.match(n) for n in names) or len(set(names)) != len(names):
-        notes.append("column names are not all identifiers: the formula uses x1..xm")
-        names = [f"x{k + 1}" for k in range(X.shape[1])]
+    changed = [f"{h!r} as {n}" for h, n in zip([header[k] for k in order[:-1]], names)
+               if n != h and split_header(h)[0] != n]
+    if changed:
+        notes.append("column names written as identifiers: " + ", ".join(changed[:6]) + (", ..." if len(changed) > 6 else ""))
     return X, y, names
+

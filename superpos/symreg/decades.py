@@ -1,4 +1,5 @@
-"""Units: the data seen in decades the structure model knows, and formulas mapped back.
+"""Decades: the data seen in decades the structure model knows, and formulas mapped back
+(physical units, read from a header, are :mod:`superpos.core.units`).
 
 The structure model was trained on inputs whose largest magnitude is about 1-10, and does
 well on the benchmarks' ranges of about 1-5. A law measured in other units (millimetres,
@@ -6,8 +7,8 @@ kilopascal) is the same law with its inputs and target multiplied by constants.
 :func:`decade_scales` picks for each input and for the target the power of ten s with
 max|v| / s in the decade [0.75, 7.5): multiplying a column by 10^k changes s by 10^k and
 leaves v / s unchanged, so the normalised data, and the formula found on them, do not
-depend on the units (data already in that decade are left as they are). :func:`to_user_units` writes a formula found on the normalised
-data, f(x / s) * s_y, as a tree over the user's units (the scales folded into constants).
+depend on the units (data already in that decade are left as they are). :func:`to_data_scale` writes a formula found on the normalised
+data, f(x / s) * s_y, as a tree over the data's own scale (the scales folded into constants).
 """
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from ..core.basis import Basis
 from ..core.symbolic import rewritten
 from .tuning import TUNING, Tuning
 
-__all__ = ["decade_scales", "expr_in_units", "extreme_decades", "in_data_units", "readable_numbers",
-           "times_ten_power", "to_user_units"]
+__all__ = ["decade_scales", "expr_in_data_scale", "extreme_decades", "in_data_scale", "readable_numbers",
+           "times_ten_power", "to_data_scale"]
 
 
 def _decade(v: np.ndarray, low: float) -> int:
@@ -36,7 +37,7 @@ def decade_scales(X: np.ndarray, y: np.ndarray, tuning: Tuning = TUNING) -> tupl
     return np.array([_decade(X[:, j], low) for j in range(X.shape[1])], dtype=np.int64), _decade(y, low)
 
 
-def to_user_units(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
+def to_data_scale(tree, constants, basis: Basis, kx: np.ndarray, ky: int):
     """The tree and constants of 10^ky * f(x / 10^kx) for a formula f (``tree`` with
     ``constants``) found on the normalised data; None when the result has no tree over the
     basis (:func:`~superpos.core.symbolic.rewritten`)."""
@@ -74,7 +75,7 @@ def readable_numbers(expr: sympy.Expr) -> sympy.Expr:
     return expr.xreplace(big) if big else expr
 
 
-def expr_in_units(expr: sympy.Expr, kx: np.ndarray, ky: int) -> sympy.Expr:
+def expr_in_data_scale(expr: sympy.Expr, kx: np.ndarray, ky: int) -> sympy.Expr:
     """10^ky * expr(x / 10^kx): a formula found on rescaled data, in the data's own units (the
     variables x1..xm are matched by name)."""
     scale = {f"x{j + 1}": int(k) for j, k in enumerate(kx) if k}
@@ -83,13 +84,13 @@ def expr_in_units(expr: sympy.Expr, kx: np.ndarray, ky: int) -> sympy.Expr:
     return readable_numbers(sympy.expand_mul(out) if ky or subs else out)
 
 
-def in_data_units(f, kx: np.ndarray, ky: int):
+def in_data_scale(f, kx: np.ndarray, ky: int):
     """The formula ``f`` found on the data divided by 10^kx (inputs) and 10^ky (target), in
     the data's units: tree and constants of 10^ky f(x / 10^kx), the constants' standard errors
     scaled with them, the noise by 10^ky. The candidates stay those of the rescaled data (their
     errors are the same in any units); the front and the distinct candidates are shown in the
     data's units (:meth:`~superpos.symreg.formula.Formula.distinct_candidates`)."""
-    mapped = to_user_units(f.tree, f.constants, Basis(f.basis_names), kx, ky)
+    mapped = to_data_scale(f.tree, f.constants, Basis(f.basis_names), kx, ky)
     if mapped is not None:
         tree, constants = mapped
         with np.errstate(all="ignore"):
@@ -98,7 +99,7 @@ def in_data_units(f, kx: np.ndarray, ky: int):
         if np.any(lost):
             mapped = None
     if mapped is None:  # no tree over the basis (log|x| + c), or a constant beyond the floats: the
-        return replace(f, expr=expr_in_units(f.expr, kx, ky), textbook="", parameters={}, scales=(f.tree, f.constants, kx, ky),  # rescaled ones
+        return replace(f, expr=expr_in_data_scale(f.expr, kx, ky), textbook="", parameters={}, scales=(f.tree, f.constants, kx, ky),  # rescaled ones
                        noise=float(times_ten_power(np.array([f.noise]), ky)[0]))
     if constants.size == f.constants.size:
         with np.errstate(all="ignore"):
@@ -106,6 +107,6 @@ def in_data_units(f, kx: np.ndarray, ky: int):
         errors = np.asarray(f.standard_errors) * ratio
     else:
         errors = np.full(constants.size, np.nan)
-    return replace(f, expr=expr_in_units(f.expr, kx, ky), textbook="", parameters={}, tree=np.asarray(tree, dtype=np.int64), constants=constants,
+    return replace(f, expr=expr_in_data_scale(f.expr, kx, ky), textbook="", parameters={}, tree=np.asarray(tree, dtype=np.int64), constants=constants,
                    standard_errors=errors, noise=float(times_ten_power(np.array([f.noise]), ky)[0]),
                    scales=(f.tree, f.constants, kx, ky))

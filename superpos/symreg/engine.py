@@ -34,7 +34,7 @@ from .laws import law_basis
 from .selection import rank_candidates
 from .settings import FormulaSettings
 from .trace import ContextTrace, StepTrace
-from .units import decade_scales, to_user_units
+from .decades import decade_scales, to_data_scale
 
 __all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "model_basis_over", "MODEL_SCORED"]
 
@@ -244,7 +244,7 @@ class Search:
         ``points`` (default: the search's); :meth:`merge` ranks them. ``scores``: a log-likelihood per tree or
         one for all (default -1: the floor of an empty pool). ``scale`` = (k_x, k_y): the trees are over the data divided by 10^k and
         the best ``keep`` (all when None) come back over the user's units
-        (:func:`~superpos.symreg.units.to_user_units`), refitted there from the mapped
+        (:func:`~superpos.symreg.decades.to_data_scale`), refitted there from the mapped
         constants. ``full``: every start and iteration for every tree (few trees whose scale
         constants need them), no cheap screen."""
         points = self.points if points is None else points
@@ -272,7 +272,7 @@ class Search:
         refitted on ``points`` from the mapped constants."""
         if not (np.any(kx) or ky):
             return cands
-        pairs = [(c, to_user_units(c.tree, c.constants, basis, kx, ky)) for c in cands
+        pairs = [(c, to_data_scale(c.tree, c.constants, basis, kx, ky)) for c in cands
                  if np.all(np.isfinite(c.constants))]
         return self.refit(pairs, basis, first_rank, points=points)
 

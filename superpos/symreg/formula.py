@@ -13,7 +13,7 @@ from ..core.tree import evaluate
 from .candidates import Candidate
 from .render import distinct_formulas, rename_variables
 from .uncertainty import pareto_front
-from .units import expr_in_units, times_ten_power
+from .decades import expr_in_data_scale, times_ten_power
 
 __all__ = ["Formula", "evaluate_formula"]
 
@@ -54,7 +54,7 @@ class Formula:
     precision_threshold: float = field(default=1e-10, repr=False)
     """The normalised error under which a formula is exact to the data's precision."""
     scales: tuple | None = field(default=None, repr=False)
-    """For data beyond 10^±100 (:func:`~superpos.symreg.units.extreme_decades`): (tree,
+    """For data beyond 10^±100 (:func:`~superpos.symreg.decades.extreme_decades`): (tree,
     constants, k_x, k_y) of the formula as found on the data divided by 10^k; :meth:`predict`
     evaluates it there and scales back, so that no intermediate value under- or overflows.
     ``expr`` is always in the data's units; ``tree`` and ``constants`` are too where the
@@ -90,7 +90,7 @@ class Formula:
         if self.scales is None:
             return None
         kx, ky = self.scales[2], self.scales[3]
-        return lambda expr: expr_in_units(expr, kx, ky)
+        return lambda expr: expr_in_data_scale(expr, kx, ky)
 
     def shown(self, names: list[str] | None = None) -> str:
         """The formula as text: the textbook form of a family, else ``expr``, in the data's

@@ -25,7 +25,7 @@ from ..core.symbolic import from_sympy
 from ..core.tree import from_string
 from ..exceptions import NotRepresentable, SuperposError
 from .fitting import fit_many
-from .units import decade_scales, to_user_units
+from .decades import decade_scales, to_data_scale
 
 if TYPE_CHECKING:
     from .candidates import Points
@@ -141,6 +141,6 @@ def fitted_laws(Z: np.ndarray, y: np.ndarray, basis: Basis, points: Points, sett
     out = []
     for k in np.argsort([e for _, e, _ in fits], kind="stable")[:keep]:
         if np.isfinite(fits[k][1]) and np.all(np.isfinite(fits[k][0])):
-            mapped = to_user_units(trees[k], fits[k][0], basis, kx, ky) if kx.any() or ky else (trees[k], fits[k][0])
+            mapped = to_data_scale(trees[k], fits[k][0], basis, kx, ky) if kx.any() or ky else (trees[k], fits[k][0])
             out += [mapped] if mapped is not None else []
     return out

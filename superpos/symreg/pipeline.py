@@ -47,7 +47,7 @@ from .snapping import snap_constants, snap_parameters, snaps_simply
 from .status import formula_status
 from .trace import Trace
 from .uncertainty import noise_variance, standard_errors, structure_confidence
-from .units import extreme_decades, in_data_units, readable_numbers, times_ten_power
+from .decades import extreme_decades, in_data_scale, readable_numbers, times_ten_power
 
 __all__ = ["Formula", "find_formula", "propose_skeletons", "selection_sample"]
 
@@ -66,7 +66,7 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
     kx, ky = extreme_decades(X, y, settings.tuning)
     if kx.any() or ky:  # found on the data divided by powers of ten, written back in the data's units
         f = _find_formula(times_ten_power(X, -kx), times_ten_power(y, -ky), predictor, settings, report)
-        return in_data_units(f, kx, ky)
+        return in_data_scale(f, kx, ky)
     return _find_formula(X, y, predictor, settings, report)
 
 

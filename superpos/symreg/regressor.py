@@ -2,7 +2,6 @@
 (the work itself is :func:`superpos.symreg.pipeline.find_formula`)."""
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
@@ -11,6 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.numeric import r2
+from ..core.units import column_names
 from ..exceptions import SuperposError
 from .formula import evaluate_formula
 from .pipeline import find_formula
@@ -21,7 +21,6 @@ from .tuning import TUNING
 
 __all__ = ["SuperposRegressor"]
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class SuperposRegressor(RegressorMixin, BaseEstimator):
@@ -89,7 +88,8 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     expr_ : sympy expression with the fitted constants, in the column names of a DataFrame
-        (``feature_names_in_``) when they are identifiers, else in x1, x2, ...
+        (``feature_names_in_``; a unit in brackets taken off, each made an identifier: ``T [K]``
+        is T, ``T hot`` T_hot), else in x1, x2, ...
     tree_, constants_ : the winning prefix tree and its constants (what ``predict`` uses).
     decomposition_, parts_ : "sum" or "product" and [(inputs (0-based), part as sympy)] where
         the formula was solved part by part over disjoint groups of inputs, else "" and [].
@@ -161,17 +161,15 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
-        names = [str(n) for n in getattr(self, "feature_names_in_", [])]
+        # 'T [K]' is T, 'T hot' T_hot: each column keeps a readable name
+        names = column_names([str(n) for n in getattr(self, "feature_names_in_", [])])[0]
         if self.template is not None:
             text, unused = template_over_inputs(self.template, names or [f"x{j + 1}" for j in range(X.shape[1])])
             if unused:
                 warnings.warn(f"the template does not name {', '.join(unused)}: ignored", UserWarning, stacklevel=2)
             settings = FormulaSettings.from_options(**options, template=text)
         f = find_formula(X, y, self.predictor, settings)
-        if names and all(_IDENT.match(n) for n in names) and len(set(names)) == len(names):
-            expr = rename_variables(f.expr, names)
-        else:
-            expr = f.expr
+        expr = rename_variables(f.expr, names) if names else f.expr
         self.tree_, self.constants_, self.basis_names_ = f.tree, f.constants, f.basis_names
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise

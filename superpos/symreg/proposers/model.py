@@ -53,7 +53,7 @@ class SearchProposer:
 def model_candidates(search: Search) -> list[Candidate]:
     """The structure model's decoded candidates for the search's points (over its own basis),
     best first, from up to three views of the data: rescaled by powers of ten into the decade the
-    model knows (:mod:`~superpos.symreg.units`), which do not depend on the user's units; the
+    model knows (:mod:`~superpos.symreg.decades`), which do not depend on the user's units; the
     same with the inputs whose largest magnitude falls in [0.75, 1) there ten times larger
     (1-10 is as much the model's ground: c / v in [1.85, 9.3] has its law there, not in
     [0.185, 0.93]); the data as they are, where they differ. Every view's decoded candidates
