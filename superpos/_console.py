@@ -60,6 +60,7 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     """The ``superpos`` console script."""
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
+    _library_text_to_stderr()
     from .cli import app  # deferred: start-up time (the signal handlers come first)
 
     try:
@@ -67,6 +68,29 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     except SystemExit as exc:
         _end(exc.code)
     _end(0)
+
+
+def _library_text_to_stderr() -> None:
+    """Python's ``sys.stdout`` keeps the real standard output; file descriptor 1 becomes the
+    standard error, so that text a compiled library writes there itself (LAPACK's ``** On entry
+    to DLASCL ...``, a Fortran or C warning) never mixes with a formula, JSON or a batch's CSV.
+    Left as it is where either stream is closed."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):
+        return
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(saved)
+        return
+    import io
+
+    old = sys.stdout
+    sys.stdout = io.TextIOWrapper(io.FileIO(saved, "w"), encoding=getattr(old, "encoding", None) or "utf-8",
+                                  errors=getattr(old, "errors", None) or "strict",
+                                  line_buffering=bool(getattr(old, "line_buffering", False)))
 
 
 def _end(code) -> NoReturn:

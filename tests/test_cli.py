@@ -338,3 +338,29 @@ def test_the_console_script_reports_a_message_status_as_python_does():
     """A SystemExit carrying a message prints it on stderr and exits 1, as the interpreter does."""
     r = _console(["--version"], "import superpos._console as c\nc.main = lambda: c._end('went wrong')")
     assert r.returncode == 1 and r.stderr.strip() == "went wrong", r
+
+
+def test_library_text_never_reaches_stdout(tmp_path):
+    """Text a compiled library writes to file descriptor 1 itself (LAPACK's DLASCL complaint
+    about a NaN) goes to stderr; Python's output stays on stdout, whole."""
+    import subprocess
+    import sys
+
+    code = ("from superpos._console import _library_text_to_stderr\n_library_text_to_stderr()\n"
+            "import os, numpy as np\nos.write(1, b'library text\\n')\n"
+            "try:\n    np.linalg.lstsq(np.full((5, 2), np.nan), np.ones(5), rcond=None)\n"
+            "except np.linalg.LinAlgError:\n    pass\nprint('{\"formula\": \"x\"}')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout == '{"formula": "x"}\n', out
+    assert "library text" in out.stderr
+    data = tmp_path / "decades.csv"  # a mass near 1e-31 beside a speed near 1e8: once an SVD failure, exit 3
+    rng = np.random.default_rng(0)
+    m, v = np.exp(rng.uniform(np.log(1e-31), np.log(1e-26), 60)), np.exp(rng.uniform(np.log(1e6), np.log(2.9e8), 60))
+    data.write_text("m [kg],v [m/s],p [kg m/s]\n" + "".join(f"{a:.10g},{b:.10g},{a * b / np.sqrt(1 - (b / 2.998e8) ** 2):.10g}\n"
+                                                          for a, b in zip(m, v)))
+    r = _console(["predict", str(data), "--format", "json", "--quiet"])
+    assert r.returncode == 0, r.stderr
+    import json
+
+    doc = json.loads(r.stdout)
+    assert set(doc["inputs"]) <= {"m", "v"} and doc["units"] == {"m": "kg", "v": "m/s", "p": "kg m/s"}

@@ -126,3 +126,45 @@ def test_the_plan_in_the_docs_is_the_plan():
     doc = (Path(__file__).parents[1] / "docs" / "proposers.md").read_text()
     shown = doc.split("<!-- plan:start -->\n")[1].split("<!-- plan:end -->")[0]
     assert shown == markdown(), "regenerate the table with superpos.symreg.plan.markdown()"
+
+
+def test_a_numerical_failure_in_one_proposer_drops_its_candidates_not_the_call(square_sin, fast, monkeypatch):
+    """An SVD that does not converge inside a proposer (data over many decades) is recorded in
+    the trace as that step's failure, and the search goes on with the others' candidates; a
+    user's error (SuperposError) still ends the call."""
+    from superpos import SuperposError
+
+    def broken(search, pool):
+        raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")
+
+    monkeypatch.setattr(PLAN.proposers["laws"], "propose", broken)
+    f = find_formula(*square_sin, settings=fast)
+    steps = {s["proposer"]: s for s in f.trace.to_dict()["search"]["steps"]}
+    assert steps["laws"]["ran"] and steps["laws"]["added"] == 0
+    assert steps["laws"]["failed"] == "LinAlgError: SVD did not converge in Linear Least Squares"
+    assert "failed: LinAlgError" in f.trace.text() and np.isfinite(f.constants).all()
+
+    def refused(search, pool):
+        raise SuperposError("a user's error")
+
+    monkeypatch.setattr(PLAN.proposers["laws"], "propose", refused)
+    try:
+        find_formula(*square_sin, settings=fast)
+    except SuperposError as exc:
+        assert "a user's error" in str(exc)
+    else:
+        raise AssertionError("a SuperposError must end the call")
+
+
+def test_sums_of_terms_survive_inputs_whose_powers_overflow():
+    """Terms such as m^-6 of a mass near 1e-31 overflow their variance (1e372): left out, not
+    an SVD that does not converge."""
+    from superpos.core.basis import Basis
+    from superpos.symreg.terms import sum_trees
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.exp(rng.uniform(np.log(1e-31), np.log(1e-26), 200)),
+                         np.exp(rng.uniform(np.log(1e6), np.log(2.9e8), 200))])
+    y = X[:, 0] * X[:, 1]
+    out = sum_trees(X / X.max(axis=0) * 1e-30, y, Basis.default(2))  # powers of 1e-30 .. 1e-35
+    assert isinstance(out, list)

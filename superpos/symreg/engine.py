@@ -39,6 +39,9 @@ from .decades import decade_scales, to_data_scale
 __all__ = ["Search", "Effort", "Clock", "Proposer", "StructureModel", "run_proposers", "model_basis_over", "MODEL_SCORED"]
 
 MODEL_SCORED = frozenset({"model", "search", "reduction"})
+# what a proposer may raise on data it cannot handle numerically (an SVD that does not converge,
+# a NaN into scipy): the step is recorded as failed and the search goes on without it
+NUMERICAL_FAILURES = (ArithmeticError, ValueError)
 """Sources whose candidates carry the structure model's log-likelihood (the others get a floor
 below every model candidate, so that they win only on the data)."""
 
@@ -371,7 +374,12 @@ def run_proposers(search: Search) -> list[Candidate]:
             st.skipped = f"needs {why}"
             continue
         st.ran, st.best_before, spent = True, _least_error(pool), search.effort.spent
-        new = search.plan.proposers[step.proposer].propose(search, pool)
+        try:
+            new = search.plan.proposers[step.proposer].propose(search, pool)
+        except NUMERICAL_FAILURES as exc:  # one proposer's numerical failure drops its candidates, not the call
+            if isinstance(exc, SuperposError):
+                raise
+            new, st.failed = [], f"{type(exc).__name__}: {str(exc)[:120]}"
         pool = search.merge(pool, new) if new else pool
         st.fits, st.added, st.best_after = search.effort.spent - spent, len(new), _least_error(pool)
     return pool

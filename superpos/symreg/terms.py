@@ -250,7 +250,14 @@ def sum_trees(X: np.ndarray, y: np.ndarray, basis: Basis, max_terms: int = 8, gr
     exprs, T, degree = term_library(X, basis, tuning)
     if not exprs:
         return []
-    scale = np.std(T, axis=0)
+    with np.errstate(all="ignore"):
+        scale = np.std(T, axis=0)
+    usable = np.isfinite(scale) & (scale > 0) & np.all(np.isfinite(T), axis=0)
+    if not usable.all():  # a term constant or overflowing on these data (inputs over decades) cannot be scaled
+        keep = np.flatnonzero(usable)
+        exprs, T, degree, scale = [exprs[k] for k in keep], T[:, keep], np.asarray(degree)[keep], scale[keep]
+        if not exprs:
+            return []
     Ts = (T - T.mean(axis=0)) / scale
     ys = (y - y.mean()) / np.std(y)
     picks = _stepwise(Ts, ys, min(max_terms, X.shape[0] // 3))

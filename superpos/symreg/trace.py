@@ -30,7 +30,8 @@ def _number(v: float) -> float | None:
 class StepTrace:
     """One step of a context: ``ran`` or ``skipped`` (the reason), ``fits`` spent, ``added``
     candidates, ``best_before`` / ``best_after`` (the least validation error of the pool,
-    normalised by the variance of y), and ``sub``: the contexts it entered."""
+    normalised by the variance of y), ``sub``: the contexts it entered, and ``failed``: the
+    numerical failure that stopped it (its candidates dropped; empty if none)."""
 
     proposer: str
     ran: bool = False
@@ -40,6 +41,7 @@ class StepTrace:
     best_before: float = math.inf
     best_after: float = math.inf
     sub: list = field(default_factory=list)
+    failed: str = ""
 
     def to_dict(self) -> dict:
         out = {"proposer": self.proposer, "ran": self.ran}
@@ -50,6 +52,8 @@ class StepTrace:
                    best_after=_number(self.best_after))
         if self.sub:
             out["sub"] = [c.to_dict() for c in self.sub]
+        if self.failed:
+            out["failed"] = self.failed
         return out
 
 
@@ -82,7 +86,8 @@ class ContextTrace:
                 out.append(f"{pad}  {s.proposer:<11s} skipped: {s.skipped}")
                 continue
             out.append(f"{pad}  {s.proposer:<11s} {s.fits:>7d} fits  {s.added:>5d} added  best "
-                       f"{_error(s.best_before)} -> {_error(s.best_after)}")
+                       f"{_error(s.best_before)} -> {_error(s.best_after)}"
+                       + (f"  failed: {s.failed} (its candidates dropped)" if s.failed else ""))
             for c in s.sub:
                 out += c.lines(indent + 2)
         return out
