@@ -12,7 +12,7 @@ import threading
 from contextlib import contextmanager
 from typing import NoReturn
 
-__all__ = ["main", "soft_interrupts"]
+__all__ = ["library_text_to_stderr", "main", "soft_interrupts"]
 
 _SOFT = [False]
 
@@ -60,7 +60,6 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     """The ``superpos`` console script."""
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
-    _library_text_to_stderr()
     from .cli import app  # deferred: start-up time (the signal handlers come first)
 
     try:
@@ -70,27 +69,31 @@ def main() -> None:  # pragma: no cover - the console script; tests run it in su
     _end(0)
 
 
-def _library_text_to_stderr() -> None:
-    """Python's ``sys.stdout`` keeps the real standard output; file descriptor 1 becomes the
-    standard error, so that text a compiled library writes there itself (LAPACK's ``** On entry
-    to DLASCL ...``, a Fortran or C warning) never mixes with a formula, JSON or a batch's CSV.
-    Left as it is where either stream is closed."""
+@contextmanager
+def library_text_to_stderr():
+    """Within this block file descriptor 1 is the standard error, so that text a compiled library
+    writes there itself (LAPACK's ``** On entry to DLASCL ...``, a Fortran or C warning) never
+    mixes with a formula, JSON or a batch's CSV; restored after. For a computation that writes
+    nothing to Python's ``sys.stdout`` (which is flushed first). Left as it is where either
+    stream is closed."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
         saved = os.dup(1)
     except (OSError, ValueError, AttributeError):
+        yield
         return
     try:
         os.dup2(2, 1)
     except OSError:
         os.close(saved)
+        yield
         return
-    import io
-
-    old = sys.stdout
-    sys.stdout = io.TextIOWrapper(io.FileIO(saved, "w"), encoding=getattr(old, "encoding", None) or "utf-8",
-                                  errors=getattr(old, "errors", None) or "strict",
-                                  line_buffering=bool(getattr(old, "line_buffering", False)))
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _end(code) -> NoReturn:

@@ -346,10 +346,10 @@ def test_library_text_never_reaches_stdout(tmp_path):
     import subprocess
     import sys
 
-    code = ("from superpos._console import _library_text_to_stderr\n_library_text_to_stderr()\n"
-            "import os, numpy as np\nos.write(1, b'library text\\n')\n"
-            "try:\n    np.linalg.lstsq(np.full((5, 2), np.nan), np.ones(5), rcond=None)\n"
-            "except np.linalg.LinAlgError:\n    pass\nprint('{\"formula\": \"x\"}')\n")
+    code = ("from superpos._console import library_text_to_stderr\nimport os, numpy as np\n"
+            "with library_text_to_stderr():\n    os.write(1, b'library text\\n')\n"
+            "    try:\n        np.linalg.lstsq(np.full((5, 2), np.nan), np.ones(5), rcond=None)\n"
+            "    except np.linalg.LinAlgError:\n        pass\nprint('{\"formula\": \"x\"}')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout == '{"formula": "x"}\n', out
     assert "library text" in out.stderr

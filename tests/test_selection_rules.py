@@ -16,7 +16,7 @@ from superpos.symreg.candidates import Candidate
 from superpos.symreg.description import code_length, number_code, structure_code
 from superpos.symreg.laws import law_basis
 from superpos.symreg.pipeline import find_formula
-from superpos.symreg.selection import (_distinct, _worse_than_a_law, best_order, beyond_points, explodes,
+from superpos.symreg.selection import (_distinct, _worse_than_a_law, best_order, beyond_points, explodes, within_noise_order,
                                       extrapolation_order, honest_order)
 from superpos.symreg.settings import FormulaSettings
 from superpos.symreg.tuning import TUNING
@@ -352,3 +352,21 @@ def test_an_exact_candidate_of_simple_constants_goes_before_one_of_free_constant
     assert _simple_first([free, simple], B1, x, y, 1e-10)[0] is simple
     assert _simple_first([simple, free], B1, x, y, 1e-10)[0] is simple
     assert _simple_first([free, replace(simple, nmse_validation=1e-3)], B1, x, y, 1e-10)[0] is free
+
+
+def test_the_shortest_candidate_within_the_noise_leads():
+    """On noisy held-out points a shorter candidate whose per-point errors differ from the
+    leader's by noise leads; one worse beyond the noise, or twice as bad, or an exact leader,
+    does not give way."""
+    short = _cand("mul(c, mul(x1, x1))", [4.9], 3e-4)
+    long = _cand("mul(c, mul(mul(x1, x1), cos(exp(mul(c, mul(x1, x1))))))", [4.9, -5.5], 2.7e-4)
+    rng = np.random.default_rng(0)
+    base = rng.exponential(2.7e-4, 15)
+    E = np.vstack([base + rng.normal(0, 1e-4, 15), base])  # short: a little worse, by noise
+    assert within_noise_order([short, long], E, [1, 0], 1e-10) == [0, 1]
+    assert within_noise_order([short, long], E, [1, 0], 1e-2) == [1, 0]  # the leader exact: kept
+    worse = np.vstack([base + 5e-5, base])  # systematically worse, every point
+    assert within_noise_order([short, long], worse, [1, 0], 1e-10) == [1, 0]
+    bad = np.vstack([base * 3 + 1e-2 * np.r_[[1.0, -1.0] * 7, 0.0], base])  # thrice the error, wide spread
+    assert within_noise_order([short, long], bad, [1, 0], 1e-10) == [1, 0]
+    assert within_noise_order([short, long], E, [1, 0], 1e-10, replace(TUNING, noise_tie_se=-1.0)) == [1, 0]

@@ -11,6 +11,7 @@ from typing import List, Optional
 import numpy as np
 import typer
 
+from .._console import library_text_to_stderr
 from ..exceptions import SuperposError
 from .base import check_folder, command, option_names, soft_interrupts
 from .progress import progress_bars
@@ -182,7 +183,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         typer.echo(f"note: {note}", err=True)
     predictor = str(model) if model else None
     t = time.perf_counter()
-    with progress_bars(quiet or X.shape[0] <= 100_000) as update:
+    with progress_bars(quiet or X.shape[0] <= 100_000) as update, library_text_to_stderr():
         f = find_formula(X, y, predictor, settings, progress=lambda stage: update(stage, 0, None))
     seconds = time.perf_counter() - t
     expr = rename_variables(f.expr, names)
@@ -257,8 +258,9 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False, templat
             warnings.simplefilter("ignore", RuntimeWarning)
             info: dict = {}
             X, y, names = read_dataset(f, target, info=info)
-            found = find_formula(X, y, predictor, _with_template(_with_precision(settings, info, auto), template,
-                                                                 names, []))
+            with library_text_to_stderr():
+                found = find_formula(X, y, predictor, _with_template(_with_precision(settings, info, auto), template,
+                                                                     names, []))
             with np.errstate(all="ignore"):
                 row.update(formula=found.shown(names), status=found.status,
                            r2=_finite(r2(y, found.predict(X))))

@@ -20,7 +20,8 @@ from .tuning import TUNING, Tuning
 from .unit_constants import scored_variants, unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
-           "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order"]
+           "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order",
+           "within_noise_order"]
 
 
 def tie_keys(cands: list[Candidate]) -> np.ndarray:
@@ -170,10 +171,47 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
                            settings.lm_iterations, seed, edge_floor(settings.precision, exact_below, t), errors[order],
                            tuning=t)
     note("honest (a law first)", ordered)
+    row = {id(c): k for k, c in enumerate(finalists)}
+    ordered = [finalists[k] for k in within_noise_order(finalists, errors, [row[id(c)] for c in ordered], exact_below, t)]
+    note("within the noise (the shortest)", ordered)
     ordered = extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
                                   settings.tie_tolerance(cv.n_validation), tuning=t)
     note("extrapolation", ordered)
     return ordered + rest
+
+
+def within_noise_order(cands: list[Candidate], per_point: np.ndarray, order: list[int], exact_below: float,
+                       tuning: Tuning = TUNING) -> list[int]:
+    """``order`` with the shortest candidate the held-out points cannot tell from the best put
+    first (the one-standard-error rule of cross-validation, Breiman et al.): where the first
+    candidate b is not exact, a simpler one k (lower complexity) of mean error at most
+    ``alike_times`` b's whose per-point held-out errors exceed b's by at most ``noise_tie_se``
+    standard errors of the paired mean difference (more than one: b is the best of many). On a
+    few dozen noisy points the best of thousands of candidates wins by fitting the noise
+    (4.9 t^2 cos(exp(-5.5 t^2)) for 4.9 t^2); on clean data the differences are systematic and
+    their standard error small, so a longer law keeps its place."""
+    if not order:
+        return order
+    E = np.asarray(per_point, dtype=np.float64)
+    b = order[0]
+    with np.errstate(all="ignore"):
+        mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
+    if not (np.isfinite(mean[b]) and mean[b] >= exact_below) or E.shape[1] < 3:
+        return order
+    keys = tie_keys(cands)
+    tied = []
+    for k in range(len(cands)):
+        if k == b or not mean[k] <= tuning.alike_times * mean[b] or keys[k, 0] >= keys[b, 0]:
+            continue  # a practically worse fit is no tie, whatever its spread
+        with np.errstate(all="ignore"):
+            d = E[k] - E[b]
+            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+        if d.mean() <= tuning.noise_tie_se * se:
+            tied.append(k)
+    if not tied:
+        return order
+    k = min(tied, key=lambda k: (keys[k, 0], mean[k], keys[k, 1], keys[k, 2]))
+    return [k] + [j for j in order if j != k]
 
 
 def _distinct(cands: list[Candidate], limit: int) -> list[Candidate]:

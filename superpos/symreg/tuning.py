@@ -262,6 +262,8 @@ class Tuning:
     """A law needs its held-out error within this many standard errors of the least law's (standard errors)."""
     brevity_rate: float = 1.0
     """An approximation gives up at most this much log error per node saved (log error per node)."""
+    noise_tie_se: float = 2.0
+    """A shorter finalist ties with the leader on noisy data while its paired held-out error is within this many standard errors (standard errors)."""
 
     # --- writing the formula
     factor_time_share: float = 0.25
