@@ -182,14 +182,14 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
 
 def within_noise_order(cands: list[Candidate], per_point: np.ndarray, order: list[int], exact_below: float,
                        tuning: Tuning = TUNING) -> list[int]:
-    """``order`` with the shortest candidate the held-out points cannot tell from the best put
+    """``order`` with the shortest candidate the cross-validation cannot tell from the best put
     first (the one-standard-error rule of cross-validation, Breiman et al.): where the first
     candidate b is not exact, a simpler one k (lower complexity) of mean error at most
-    ``alike_times`` b's whose per-point held-out errors exceed b's by at most ``noise_tie_se``
+    ``alike_times`` b's whose per-point cross-validated errors exceed b's by at most ``noise_tie_se``
     standard errors of the paired mean difference (more than one: b is the best of many). On a
-    few dozen noisy points the best of thousands of candidates wins by fitting the noise
-    (4.9 t^2 cos(exp(-5.5 t^2)) for 4.9 t^2); on clean data the differences are systematic and
-    their standard error small, so a longer law keeps its place."""
+    few dozen noisy points the best of thousands of candidates wins by fitting the noise with
+    extra factors near 1; on clean data the differences are systematic and their standard
+    error small, so a longer law keeps its place."""
     if not order:
         return order
     E = np.asarray(per_point, dtype=np.float64)

@@ -263,7 +263,7 @@ class Tuning:
     brevity_rate: float = 1.0
     """An approximation gives up at most this much log error per node saved (log error per node)."""
     noise_tie_se: float = 2.0
-    """A shorter finalist ties with the leader on noisy data while its paired held-out error is within this many standard errors (standard errors)."""
+    """A shorter finalist ties with the leader on noisy data while its paired cross-validated error is within this many standard errors (standard errors)."""
 
     # --- writing the formula
     factor_time_share: float = 0.25
