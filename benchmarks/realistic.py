@@ -10,6 +10,9 @@ Two sets, both written before the code that targets them:
   one tunes on (also used by the structure-model issue and the sensitivity sweep).
 - ``--set lab_tables`` (``datasets/benchmarks/lab_tables.tsv``): 40 small tables of a teaching
   lab (8-60 rows, 0.5-3 % noise, values written with 3-6 digits, three tables with no law).
+- ``--set feynman_units`` (``datasets/benchmarks/feynman_units.tsv``): the 120 AI Feynman laws
+  with their variables' names and the units of AI Feynman's public units table
+  (``make_feynman_units.py``), 200 points over the paper's ranges: with units against without.
 
 Each table is written as a CSV, the target last, and run as a user runs it: ``superpos predict
 FILE --format json --quiet`` in its own process, timed from start to exit (the numba cache warm).
@@ -234,7 +237,7 @@ def main() -> None:
     from superpos.datasets.problems import benchmark_folder, load_problems
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", default="realistic", choices=["realistic", "lab_tables"])
+    ap.add_argument("--set", default="realistic", choices=["realistic", "lab_tables", "feynman_units"])
     ap.add_argument("--conditions", nargs="+", default=["names", "units"],
                     choices=["names", "units", "dummies", "dummies+units"])
     ap.add_argument("--split", default=None, choices=["train", "test"], help="realistic: one part only")
