@@ -392,13 +392,13 @@ def _counted_reductions(monkeypatch, shipped, X, y, settings):
     import superpos.symreg.proposers.reductions as module
 
     solved = []
-    inner = module._solved
+    inner = module.solved
 
     def counting(search, red, *args):
         solved.append(red)
         return inner(search, red, *args)
 
-    monkeypatch.setattr(module, "_solved", counting)
+    monkeypatch.setattr(module, "solved", counting)
     return ReductionsProposer().propose(_search(shipped, X, y, settings), []), solved
 
 

@@ -42,7 +42,7 @@ def predict(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="seconds after which the search stops "
                                                "proposing (default: none, reproducible)"),
     proposers: Optional[str] = typer.Option(None, "--proposers", help="comma-separated candidate sources "
-                                            "(default: all): model, powers, families, rational, search, reductions, separable, "
+                                            "(default: all): model, dimensions, powers, families, rational, search, reductions, separable, "
                                             "outer, affine, baselines, sums, laws, residual"),
     decompose: bool = typer.Option(True, "--decompose/--no-decompose", help="solve separable laws (sums or "
                                    "products of parts over disjoint inputs) part by part"),
@@ -52,6 +52,9 @@ def predict(
     explain: bool = typer.Option(False, "--explain", help="also say how the search went: each proposer "
                                  "of each context, run or skipped and why, its fits and candidates, and what chose "
                                  "the winner (text, or 'trace' in JSON; docs/trace.md)"),
+    units: Optional[str] = typer.Option(None, "--units", help="the columns' units, e.g. 'T=K, P=Pa, y=J' (the "
+                                        "target by its name or as y), beside or instead of units in the header "
+                                        "('T [K]'); with every column's unit, dimensional analysis (docs/units.md)"),
     template: Optional[str] = typer.Option(None, "--template", help="the law's form with unknown parts, e.g. "
                                            "'f(x1, x2) + g(x3)' or 'exp(f(mass)) * c' (column names or x1, x2, "
                                            "...; the same name twice is one function; c: a constant)"),
@@ -84,6 +87,9 @@ def predict(
     except SuperposError as exc:
         raise option_names(exc) from None
     auto = precision == "auto"
+    from ..core.units import units_option
+
+    given = units_option(units) if units is not None else None
     if jobs < 1:
         raise SuperposError(f"--jobs must be at least 1, got {jobs}")
     if plot is not None and plot.suffix.lower() != ".png":
@@ -96,7 +102,7 @@ def predict(
             raise SuperposError("--plot draws one data set; a batch has no plot (run predict on one file)")
         if explain:
             raise SuperposError("--explain traces one data set's search; a batch has none (run predict on one file)")
-        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto, template)
+        _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto, template, given)
         return
     if fmt is None:
         fmt = "text"
@@ -114,7 +120,7 @@ def predict(
         from ..symreg.render import units_unimported  # sympy's import, too, without the collector
 
         with units_unimported():
-            _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template, explain)
+            _predict_one(files[0], model, target, settings, fmt, output, plot, quiet, auto, template, explain, given)
 
 
 @contextmanager
@@ -149,6 +155,17 @@ def _with_precision(settings, info: dict, auto: bool):
     return replace(settings, precision=min(p, 0.05)) if auto and p is not None and p > 1e-15 else settings
 
 
+def _with_units(settings, names: list[str], info: dict, given: dict | None):
+    """``settings`` with each column's unit, from the file's header and ``--units`` (one clear
+    error where they disagree or name no column)."""
+    from dataclasses import replace
+
+    from ..core.units import column_units
+
+    units = column_units(names, info.get("target", "y"), info.get("units"), given)
+    return settings if units is None else replace(settings, units=units)
+
+
 def _with_template(settings, template: str | None, names: list[str], notes: list[str]):
     """``settings`` with the ``--template`` written over x1, x2, ... (column names replaced), and
     a note naming the columns it leaves out."""
@@ -165,7 +182,7 @@ def _with_template(settings, template: str | None, names: list[str], notes: list
 
 
 def _predict_one(path: str, model, target, settings, fmt: str, output, plot, quiet: bool, auto: bool,
-                 template: str | None = None, explain: bool = False) -> None:
+                 template: str | None = None, explain: bool = False, given: dict | None = None) -> None:
     import sympy
 
     from ..core.files import atomic_write_text
@@ -178,7 +195,8 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     notes: list[str] = []
     info: dict = {}
     X, y, names = read_dataset(path, target, notes, info)
-    settings = _with_template(_with_precision(settings, info, auto), template, names, notes)
+    settings = _with_template(_with_units(_with_precision(settings, info, auto), names, info, given), template,
+                              names, notes)
     for note in notes if not quiet else ():
         typer.echo(f"note: {note}", err=True)
     predictor = str(model) if model else None
@@ -205,7 +223,9 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                            "parts": parts or None, "latex": sympy.latex(expr), "r2": _finite(r2),
                            "seconds": seconds, "precision": settings.precision,
                            "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
-                           "inputs": [names[j] for j in f.inputs], "units": info.get("units") or None,
+                           "inputs": [names[j] for j in f.inputs], "units": _units_by_name(settings.units, names, info),
+                           "columns": _columns(X, names, settings.units, f.inputs),
+                           "dimensions": _dimensions(f.dimensions),
                            "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
                            "front": front, "candidates": cands}
                           | ({"trace": f.trace.to_dict()} if explain else {}), indent=2, allow_nan=False) + "\n"
@@ -216,6 +236,8 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         if f.parts:
             text += f"  {f.decomposition} of {len(f.parts)} parts: " + "; ".join(
                 f"{str(rename_variables(e, names))} ({', '.join(names[j] for j in g)})" for g, e in f.parts) + "\n"
+        if f.dimensions is not None:
+            text += f"  units: {_dimensions_line(f.dimensions)}\n"
         if f.status == "approximation":
             shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
             text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))
@@ -236,13 +258,48 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         plot_prediction(plot, X, y, f, predictor, names, f"{f.shown(names)}   R^2 = {r2:.4f}")
 
 
+def _units_by_name(units: tuple | None, names: list[str], info: dict) -> dict | None:
+    """Each column's unit by name (the target's too), as the search had them; None without any."""
+    if units is None:
+        return None
+    columns = list(names) + [info.get("target", "y")]
+    return {n: u for n, u in zip(columns, units) if u is not None}
+
+
+def _columns(X: np.ndarray, names: list[str], units: tuple | None, used) -> list[dict]:
+    """Per input column: its name, its unit (or null), whether it takes only integer values
+    (a count, a quantum number) and whether the formula uses it."""
+    with np.errstate(all="ignore"):
+        integer = [bool(np.all(X[:, j] == np.round(X[:, j]))) for j in range(X.shape[1])]
+    return [{"name": n, "unit": None if units is None else units[j], "integer": integer[j], "used": j in set(used)}
+            for j, n in enumerate(names)]
+
+
+def _dimensions(d) -> dict | None:
+    """The JSON of what dimensional analysis says (null without every column's unit)."""
+    if d is None:
+        return None
+    return {"consistent": d.consistent, "why": d.why or None,
+            "constants": [{"value": _finite(c.value), "unit": c.unit, "si_dimension": c.si,
+                           "si_value": _finite(c.si_value), "name": c.name} for c in d.constants]}
+
+
+def _dimensions_line(d) -> str:
+    """One line of what dimensional analysis says: whether the units agree, the constants' units."""
+    if not d.consistent:
+        return f"inconsistent ({d.why})"
+    consts = "; ".join(f"{c.value:.6g} [{c.unit}]" + (f" = {c.name}" if c.name else "") for c in d.constants)
+    return "consistent" + (f"; {consts}" if consts else "; every constant dimensionless")
+
+
 def _finite(v) -> float | None:
     """A number for JSON: None (null) where it is not finite, so the output is valid JSON."""
     v = float(v)
     return v if np.isfinite(v) else None
 
 
-def _solve_file(predictor, f: str, target, settings, auto: bool = False, template: str | None = None) -> dict:
+def _solve_file(predictor, f: str, target, settings, auto: bool = False, template: str | None = None,
+                given: dict | None = None) -> dict:
     """One batch row: the formula for one data-set file, or the error that stopped it."""
     import warnings
 
@@ -259,8 +316,8 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False, templat
             info: dict = {}
             X, y, names = read_dataset(f, target, info=info)
             with library_text_to_stderr():
-                found = find_formula(X, y, predictor, _with_template(_with_precision(settings, info, auto), template,
-                                                                     names, []))
+                found = find_formula(X, y, predictor, _with_template(
+                    _with_units(_with_precision(settings, info, auto), names, info, given), template, names, []))
             with np.errstate(all="ignore"):
                 row.update(formula=found.shown(names), status=found.status,
                            r2=_finite(r2(y, found.predict(X))))
@@ -311,7 +368,7 @@ def quiet_resource_tracker() -> None:
 
 
 def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, fmt, auto: bool,
-                   template: str | None = None) -> None:
+                   template: str | None = None, given: dict | None = None) -> None:
     """One row per data set, in input order. To standard output: streamed (CSV, JSON Lines)
     or one JSON array at the end. To ``--output``: through a locked journal, the file written
     whole at the end (:mod:`.batch`)."""
@@ -335,12 +392,12 @@ def _predict_batch(files, model, target, settings, output, resume, jobs, quiet, 
 
     def solve(todo):
         if jobs == 1:
-            yield from (_solve_file(predictor, f, target, settings, auto, template) for f in todo)
+            yield from (_solve_file(predictor, f, target, settings, auto, template, given) for f in todo)
             return
         quiet_resource_tracker()
         with soft_interrupts():  # the workers run the kernels; this thread only waits
             yield from Parallel(n_jobs=jobs, return_as="generator")(
-                delayed(_solve_file)(source, f, target, settings, auto, template) for f in todo)
+                delayed(_solve_file)(source, f, target, settings, auto, template, given) for f in todo)
 
     failed = 0
     if output is None or is_special(output):  # standard output, a FIFO, a device: streamed, no journal

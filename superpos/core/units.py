@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from ..exceptions import SuperposError
 
-__all__ = ["BASE", "Unit", "column_names", "identifier", "parse_unit", "split_header"]
+__all__ = ["BASE", "Unit", "column_names", "column_units", "identifier", "parse_unit", "split_header", "units_option"]
 
 BASE = ("kg", "m", "s", "A", "K", "mol", "cd")
 _DIMENSIONLESS = (Fraction(0),) * 7
@@ -267,3 +267,61 @@ def split_header(cell: str) -> tuple[str, str | None]:
         return cell.strip(), None
     unit = m.group("b") if m.group("b") is not None else m.group("p")
     return m.group("name").strip(), unit.strip()
+
+
+def units_option(text: str) -> dict[str, str]:
+    """The units of ``--units "T=K, P=Pa, y=J"`` (commas or semicolons between, ``name=unit``)
+    as a mapping; one clear error for an entry without ``=`` or a name given twice."""
+    out: dict[str, str] = {}
+    for entry in re.split(r"[,;]", text):
+        if not entry.strip():
+            continue
+        name, eq, unit = entry.partition("=")
+        if not eq or not name.strip():
+            raise SuperposError(f"cannot read the units entry {entry.strip()!r}: write name=unit, e.g. "
+                                "--units \"T=K, P=Pa, y=J\"")
+        name = name.strip()
+        if name in out and out[name] != unit.strip():
+            raise SuperposError(f"the units name {name!r} twice, as {out[name]!r} and {unit.strip()!r}: give it once")
+        out[name] = unit.strip()
+    return out
+
+
+def _same_unit(a: str, b: str) -> bool:
+    ua, ub = parse_unit(a), parse_unit(b)
+    return (ua.dimension == ub.dimension and math.isclose(ua.factor, ub.factor, rel_tol=1e-9)
+            and math.isclose(ua.offset, ub.offset, rel_tol=1e-9, abs_tol=1e-12))
+
+
+def column_units(names: list[str], target: str, found: dict | None = None, given: dict | None = None) -> tuple | None:
+    """The unit text of each input column ``names`` and of the target (last), or None where a
+    column has none: from ``found`` (name -> unit, as a header or a DataFrame's attributes give
+    them) and ``given`` (name -> unit: ``--units``, ``SuperposRegressor(units=...)``; the
+    target by its name or as ``y``). None where no column has a unit. A name that is no column,
+    a unit that cannot be read, and a column whose two units disagree (``T [K]`` given as degC)
+    are each one clear error."""
+    found, given = dict(found or {}), dict(given or {})
+    columns = list(names) + [target]
+    if "y" in given and "y" not in names:
+        unit = given.pop("y")
+        if target in given and not _same_unit(given[target], unit):
+            raise SuperposError(f"the units give the target both as {given[target]!r} ({target}) and {unit!r} (y)")
+        given.setdefault(target, unit)
+    stray = [k for k in given if k not in columns]
+    if stray:
+        raise SuperposError(f"units for {', '.join(map(repr, stray))}, which is no column (columns: "
+                            f"{', '.join(columns)}; the target also as y)")
+    out = []
+    for name in columns:
+        a, b = found.get(name), given.get(name)
+        for text in (a, b):
+            if text is not None:
+                try:
+                    parse_unit(text)
+                except SuperposError as exc:
+                    raise SuperposError(f"column {name!r}: {exc}") from None
+        if a is not None and b is not None and not _same_unit(a, b):
+            raise SuperposError(f"units that contradict each other: column {name!r} is in {a!r} by its header and "
+                                f"in {b!r} by the units given; give one (or correct the header)")
+        out.append(b if b is not None else a)
+    return tuple(out) if any(u is not None for u in out) else None

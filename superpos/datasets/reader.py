@@ -334,6 +334,7 @@ def read_dataset(path: str, target: str | None = None, notes: list[str] | None =
         raise SuperposError(f"{source}: {exc}") from None
     if info is not None:
         info["units"] = {readable[k]: units[k] for k in range(len(header)) if units[k] is not None}
+        info["target"] = readable[t]
     names = [h for k, h in enumerate(readable) if k != t]
     X = np.delete(data, t, axis=1)
     y = data[:, t]

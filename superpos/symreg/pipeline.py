@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import sympy
 
 from ..core.basis import Basis
 from ..core.dataset import check_dataset
@@ -63,11 +64,42 @@ def find_formula(X, y, predictor=None, settings: FormulaSettings | None = None, 
         raise SuperposError("pass either settings=FormulaSettings(...) or keyword settings, not both")
     settings = settings if settings is not None else FormulaSettings.from_options(**options)
     X, y = check_dataset(X, y)
+    if settings.units is not None and len(settings.units) != X.shape[1] + 1:
+        raise SuperposError(f"units gives {len(settings.units)} units for {X.shape[1]} inputs and the target: give "
+                            f"{X.shape[1] + 1}, the target's last (None for a column without one)")
     kx, ky = extreme_decades(X, y, settings.tuning)
     if kx.any() or ky:  # found on the data divided by powers of ten, written back in the data's units
         f = _find_formula(times_ten_power(X, -kx), times_ten_power(y, -ky), predictor, settings, report)
-        return in_data_scale(f, kx, ky)
-    return _find_formula(X, y, predictor, settings, report)
+        return _with_dimensions(in_data_scale(f, kx, ky), settings.units)
+    return _with_dimensions(_find_formula(X, y, predictor, settings, report), settings.units)
+
+
+def carrying_units(tree, basis: Basis, constants: np.ndarray, units: tuple | None) -> tuple:
+    """The indices of the tree's constants that carry a physical unit (with every column's
+    unit given, a formula whose units agree: :func:`~superpos.core.dimensions.dimensional_constants`
+    of the tree written with symbols c0, c1, ...); () otherwise."""
+    from ..core.dimensions import tree_dimensions
+
+    d = tree_dimensions(tree, basis, constants, units)
+    return tuple(int(c.symbol[1:]) for c in d.constants if c.symbol) if d is not None and d.consistent else ()
+
+
+def _with_dimensions(f: Formula, units: tuple | None) -> Formula:
+    """``f`` with what dimensional analysis says of its formula, where every column has a unit."""
+    if units is None or any(u is None for u in units):
+        return f
+    from ..core.dimensions import dimensional_constants
+    from ..core.units import parse_unit
+
+    errors = {float(v): float(e) for v, e in zip(f.constants, f.standard_errors)}
+    se = {}
+    for v in f.expr.atoms(sympy.Float):  # the shown constants, matched to the fitted ones they are
+        near = [e for c, e in errors.items() if c != 0 and abs(float(v) - c) <= 1e-9 * abs(c)]
+        if near:
+            se[float(v)] = near[0]
+    names = [f"x{j + 1}" for j in range(len(units) - 1)]
+    f.dimensions = dimensional_constants(f.expr, names, [parse_unit(u) for u in units], list(units), se)
+    return f
 
 
 def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSettings, report) -> Formula:
@@ -122,7 +154,8 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     if not found:
         win, constants, found = _as_family(win, constants, basis, X)
     constants = (snap_parameters(win.tree, basis, X, y, constants, found[0], thorough=True, tuning=tuning) if found
-                 else snap_constants(win.tree, basis, X, y, constants, thorough=True, tuning=tuning))
+                 else snap_constants(win.tree, basis, X, y, constants, thorough=True, tuning=tuning,
+                                     keep=carrying_units(win.tree, basis, constants, settings.units)))
     errors = standard_errors(win.tree, basis, X, y, constants)
     noise = float(np.sqrt(noise_variance(win.tree, basis, X, y, constants)))
     confidence = structure_confidence(cands, basis, points, search.rtol, random_state=seed)

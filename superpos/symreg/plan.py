@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..exceptions import SuperposError
-from .proposers import (AffineProposer, BaselinesProposer, FamiliesProposer, LawsProposer, ModelProposer,
+from .proposers import (AffineProposer, BaselinesProposer, DimensionsProposer, FamiliesProposer, LawsProposer, ModelProposer,
                         OuterProposer, PowersProposer, RationalProposer, ReductionsProposer, ResidualProposer,
                         SearchProposer, SeparableProposer, SumsProposer, TemplateProposer)
 from .proposers.families import NEEDS
@@ -87,6 +87,8 @@ WIDER = Gate("more inputs than the structure model knows", lambda s: s.n_inputs 
 ROUNDS = Gate("search_rounds > 0", lambda s: bool(s.settings.search_rounds))
 VIEWS = Gate("the structure model's decoded views of these data", lambda s: s.views is not None)
 CURVES = Gate(f"the functions {', '.join(NEEDS)} in the basis", lambda s: all(s.work.has(n) for n in NEEDS))
+UNITS = Gate("every column's unit (the target's too)",
+             lambda s: s.settings.units is not None and all(u is not None for u in s.settings.units))
 RATIOS = Gate("div and constants in the basis", lambda s: s.work.has("div") and s.work.constant >= 0)
 
 MODEL = Step("model")
@@ -106,7 +108,7 @@ PART_STEPS = (MODEL, POWERS, FAMILIES, SEARCH, REDUCE, SEPARATE, LAWS)
 
 _CONTEXTS = (
     Context("data", "the user's data (its selection sample)", (
-        MODEL, POWERS, FAMILIES, RATIONAL, SEARCH, REDUCE,
+        MODEL, Step("dimensions", (UNITS,)), POWERS, FAMILIES, RATIONAL, SEARCH, REDUCE,
         Step("separable", (DECOMPOSE, inputs(3), WITHIN_DEPTH)),
         Step("outer", SPLITS), Step("affine", SPLITS), Step("baselines", (WIDER,)), SUMS, LAWS,
         Step("residual", SPLITS)), users_data=True),
@@ -128,7 +130,7 @@ _CONTEXTS = (
     Context("affine-part", "a coefficient of a law affine in one input's function", PART_STEPS, share=0.25),
 )
 
-PROPOSERS = {p.name: p for p in (ModelProposer(), PowersProposer(), FamiliesProposer(), RationalProposer(),
+PROPOSERS = {p.name: p for p in (ModelProposer(), DimensionsProposer(), PowersProposer(), FamiliesProposer(), RationalProposer(),
                                  SearchProposer(), ReductionsProposer(), SeparableProposer(), OuterProposer(),
                                  AffineProposer(), BaselinesProposer(), SumsProposer(), LawsProposer(),
                                  ResidualProposer(), TemplateProposer())}

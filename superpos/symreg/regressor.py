@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.numeric import r2
-from ..core.units import column_names
+from ..core.units import column_names, column_units
 from ..exceptions import SuperposError
 from .formula import evaluate_formula
 from .pipeline import find_formula
@@ -81,6 +81,14 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
     decompose, decompose_depth : solve separable laws (a sum or product of parts over disjoint
         groups of inputs, :mod:`~superpos.symreg.separable`) part by part, with parts within
         parts to ``decompose_depth`` levels; False or 0 turns it off.
+    units : the columns' physical units: a mapping (column name, or x1, x2, ... without names,
+        -> unit text; the target as ``"y"`` or by its Series name), or one unit text (or None)
+        per input and the target last. Units also come from the column names (``"T [K]"``)
+        and from the DataFrame's ``attrs["units"]`` (and a target Series' ``attrs["unit"]``);
+        where two of these disagree on a column it is an error. With every column's unit,
+        dimensional analysis joins the search (:mod:`superpos.core.dimensions`): the inputs
+        reduced to dimensionless groups, constants that carry a unit kept unsnapped, and
+        ``dimensions_`` says which constant carries which unit.
     tuning : the search's thresholds, a :class:`~superpos.symreg.tuning.Tuning` record (None:
         the shipped ``TUNING``; docs/tuning.md lists them): for a sensitivity study, e.g.
         ``tuning=TUNING.replace(edge_ratio=8.0)``. Internal values, checked on the benchmarks.
@@ -110,6 +118,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         it added and the best error before and after; and which ordering of the selection put
         the winner ahead of the runner-up. ``trace_.text()`` reads it, ``trace_.to_dict()`` is
         its versioned JSON form (docs/trace.md).
+    dimensions_ : with every column's unit, :class:`~superpos.core.dimensions.Dimensional`:
+        whether the formula's units agree and the unit of each constant that carries one
+        (and the physical constant it matches); None otherwise.
     status_ : "exact" (to the data's precision), "law" (not exact, but no input explains its
         residuals and a smooth fit of them does not beat their mean) or "approximation".
     family_, parameters_, textbook_ : for a lab curve (:mod:`~superpos.symreg.families`: gaussian,
@@ -129,7 +140,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
                  cross_validate_below: int = 30, random_state=None, selection: str = "best",
                  max_fits: int = 200_000, time_limit: float | None = None, proposers=None,
                  precision: float | None = None, decompose: bool = True, decompose_depth: int = 3,
-                 template: str | None = None, tuning=None):
+                 template: str | None = None, units=None, tuning=None):
         self.predictor = predictor
         self.top_k = top_k
         self.candidate_bonus = candidate_bonus
@@ -151,18 +162,23 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.decompose = decompose
         self.decompose_depth = decompose_depth
         self.template = template
+        self.units = units
         self.tuning = tuning
 
     def fit(self, X, y):
         """Find the formula; returns self."""
-        options = {k: v for k, v in self.get_params(deep=False).items() if k not in ("predictor", "template")}
+        options = {k: v for k, v in self.get_params(deep=False).items() if k not in ("predictor", "template", "units")}
         options["tuning"] = TUNING if self.tuning is None else self.tuning
         settings = FormulaSettings.from_options(**options)
+        X_in, y_in = X, y
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         if X.shape[0] < 5:
             raise SuperposError(f"SuperposRegressor needs at least 5 points; got n_samples = {X.shape[0]}")
         # 'T [K]' is T, 'T hot' T_hot: each column keeps a readable name
-        names = column_names([str(n) for n in getattr(self, "feature_names_in_", [])])[0]
+        names, header_units = column_names([str(n) for n in getattr(self, "feature_names_in_", [])])
+        options["units"] = self._column_units(X_in, y_in, names or [f"x{j + 1}" for j in range(X.shape[1])],
+                                              header_units)
+        settings = FormulaSettings.from_options(**options)
         if self.template is not None:
             text, unused = template_over_inputs(self.template, names or [f"x{j + 1}" for j in range(X.shape[1])])
             if unused:
@@ -174,12 +190,34 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.expr_, self.candidates_, self.timings_ = expr, f.candidates, f.timings
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
-        self.status_, self.trace_ = f.status, f.trace
+        self.status_, self.trace_, self.dimensions_ = f.status, f.trace, f.dimensions
         self.family_, self.parameters_ = f.family, dict(f.parameters)
         self.decomposition_, self.parts_ = f.decomposition, list(f.parts)
         self.textbook_ = f.shown(names if expr is not f.expr else None) if f.textbook else ""
         self.pareto_front_ = f.pareto_front(names if expr is not f.expr else None)
         return self
+
+    def _column_units(self, X, y, names: list[str], header_units: list) -> tuple | None:
+        """Each column's unit (the target last) from the column names, the DataFrame's and the
+        Series' attributes and the ``units`` parameter; None where none has one."""
+        target = str(getattr(y, "name", None) or "y")
+        target = target if target not in names else "y"
+        found = {n: u for n, u in zip(names, header_units) if u is not None}
+        attrs = dict(getattr(X, "attrs", None) or {}).get("units") or {}
+        if not isinstance(attrs, dict):
+            raise SuperposError("a DataFrame's attrs['units'] must map column names to unit texts")
+        y_attrs = dict(getattr(y, "attrs", None) or {})
+        if y_attrs.get("unit") or y_attrs.get("units"):
+            attrs = {**attrs, target: y_attrs.get("unit") or y_attrs.get("units")}
+        merged = column_units(names, target, found, attrs)
+        given = self.units
+        if given is not None and not isinstance(given, dict):
+            if isinstance(given, str) or len(given) != len(names) + 1:
+                raise SuperposError(f"units must be a mapping (column -> unit) or {len(names) + 1} unit texts, one per "
+                                    "input and the target last")
+            given = {n: u for n, u in zip(names + [target], given) if u is not None}
+        found = None if merged is None else {n: u for n, u in zip(names + [target], merged) if u is not None}
+        return column_units(names, target, found, given)
 
     def predict(self, X) -> np.ndarray:
         """The formula's values at X (n, n_features_in_); NaN where it is undefined."""

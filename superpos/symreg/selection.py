@@ -21,7 +21,7 @@ from .unit_constants import scored_variants, unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order",
-           "within_noise_order"]
+           "within_noise_order", "consistent_order"]
 
 
 def tie_keys(cands: list[Candidate]) -> np.ndarray:
@@ -174,6 +174,10 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     row = {id(c): k for k, c in enumerate(finalists)}
     ordered = [finalists[k] for k in within_noise_order(finalists, errors, [row[id(c)] for c in ordered], exact_below, t)]
     note("within the noise (the shortest)", ordered)
+    row = {id(c): k for k, c in enumerate(finalists)}
+    ordered = [finalists[k] for k in consistent_order(finalists, basis, errors, [row[id(c)] for c in ordered],
+                                                      exact_below, settings.units, t)]
+    note("dimensionally consistent", ordered)
     ordered = extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
                                   settings.tie_tolerance(cv.n_validation), tuning=t)
     note("extrapolation", ordered)
@@ -199,19 +203,55 @@ def within_noise_order(cands: list[Candidate], per_point: np.ndarray, order: lis
     if not (np.isfinite(mean[b]) and mean[b] >= exact_below) or E.shape[1] < 3:
         return order
     keys = tie_keys(cands)
-    tied = []
-    for k in range(len(cands)):
-        if k == b or not mean[k] <= tuning.alike_times * mean[b] or keys[k, 0] >= keys[b, 0]:
-            continue  # a practically worse fit is no tie, whatever its spread
-        with np.errstate(all="ignore"):
-            d = E[k] - E[b]
-            se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
-        if d.mean() <= tuning.noise_tie_se * se:
-            tied.append(k)
+    tied = [k for k in range(len(cands)) if k != b and keys[k, 0] < keys[b, 0] and _within_noise(E, mean, k, b, tuning)]
     if not tied:
         return order
     k = min(tied, key=lambda k: (keys[k, 0], mean[k], keys[k, 1], keys[k, 2]))
     return [k] + [j for j in order if j != k]
+
+
+def _within_noise(E: np.ndarray, mean: np.ndarray, k: int, b: int, tuning: Tuning) -> bool:
+    """Whether candidate k's per-point cross-validated errors E[k] cannot be told from b's: a
+    mean at most ``alike_times`` b's (a practically worse fit is no tie, whatever its spread)
+    and a paired mean difference within ``noise_tie_se`` of its standard errors."""
+    if not mean[k] <= tuning.alike_times * mean[b]:
+        return False
+    with np.errstate(all="ignore"):
+        d = E[k] - E[b]
+        se = float(np.std(d, ddof=1)) / np.sqrt(d.size)
+    return bool(d.mean() <= tuning.noise_tie_se * se)
+
+
+def consistent_order(cands: list[Candidate], basis, per_point: np.ndarray, order: list[int], exact_below: float,
+                     units: tuple | None, tuning: Tuning = TUNING) -> list[int]:
+    """``order`` with a dimensionally consistent candidate first where the first is not
+    (:func:`~superpos.core.dimensions.dimensional_constants`, every column's unit given): the
+    consistent one of least mean error among those the cross-validation cannot tell from it
+    (exact too where it is exact, else within the noise as :func:`within_noise_order` asks).
+    Without units the order is unchanged."""
+    if not order or units is None or any(u is None for u in units):
+        return order
+    E = np.asarray(per_point, dtype=np.float64)
+    b = order[0]
+    if _consistent(cands[b], basis, units) or E.shape[1] < 3:
+        return order
+    with np.errstate(all="ignore"):
+        mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
+    if not np.isfinite(mean[b]):
+        return order
+    exact = mean[b] < exact_below
+    tied = [k for k in order[1:] if (mean[k] < exact_below if exact else _within_noise(E, mean, k, b, tuning))]
+    for k in sorted(tied, key=lambda k: mean[k])[:tuning.cv_finalists]:
+        if _consistent(cands[k], basis, units):
+            return [k] + [j for j in order if j != k]
+    return order
+
+
+def _consistent(c: Candidate, basis, units: tuple) -> bool:
+    from ..core.dimensions import tree_dimensions
+
+    d = tree_dimensions(c.tree, basis, c.constants, units)
+    return d is None or d.consistent  # a tree sympy cannot write: nothing to say against it
 
 
 def _distinct(cands: list[Candidate], limit: int) -> list[Candidate]:

@@ -51,6 +51,7 @@ class FormulaSettings:
     decompose: bool = True
     decompose_depth: int = 3
     template: str | None = None
+    units: tuple | None = None
     tuning: Tuning = TUNING
     """The thresholds of the search (:class:`~superpos.symreg.tuning.Tuning`): internal values,
     checked on the benchmarks, that a sensitivity sweep moves; the fields above are the user's."""
@@ -126,6 +127,16 @@ class FormulaSettings:
                                     f"{type(self.template).__name__}")
             names = set(re.findall(r"\bx[1-9][0-9]{0,2}\b", self.template))
             parse_template(self.template, {n: sympy.Symbol(n, real=True) for n in names})
+        if self.units is not None:  # their number is checked against the data's columns when the search starts
+            from ..core.units import parse_unit
+
+            if not (isinstance(self.units, (tuple, list)) and all(u is None or isinstance(u, str) for u in self.units)):
+                raise SuperposError("units must be None or one unit text (or None) per input and the target last, "
+                                    f"e.g. ('m', 'kg', 's'); got {self.units!r}")
+            for u in self.units:
+                if u is not None:
+                    parse_unit(u)
+            object.__setattr__(self, "units", tuple(self.units))
         if not isinstance(self.tuning, Tuning):
             raise SuperposError(f"tuning must be a superpos.symreg.tuning.Tuning record, got {type(self.tuning).__name__}")
         if self.precision is not None and not (isinstance(self.precision, numbers.Real)

@@ -43,11 +43,11 @@ __all__ = ["snap_values", "snap_constants", "snap_parameters", "snaps_simply"]
 
 
 def snap_constants(tree, basis: Basis, X, y, constants, max_denominator: int = 12, rtol: float = 1e-5,
-                   thorough: bool = False, tuning: Tuning = TUNING) -> np.ndarray:
+                   thorough: bool = False, tuning: Tuning = TUNING, keep=()) -> np.ndarray:
     """The tree's constants snapped (:func:`snap_values`). Fixing a constant at 0 drops its
     term when sympy renders the formula (no term smaller than the noise)."""
     return snap_values(lambda v: evaluate(tree, basis, X, v), y, constants, max_denominator=max_denominator, rtol=rtol,
-                       thorough=thorough, tuning=tuning)
+                       thorough=thorough, tuning=tuning, keep=keep)
 
 
 def snaps_simply(tree, basis: Basis, X, y, constants, tuning: Tuning = TUNING) -> bool:
@@ -112,10 +112,11 @@ def snap_parameters(tree, basis: Basis, X, y, constants, family, thorough: bool 
 
 
 def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 1e-5, phases=(),
-                thorough: bool = False, tuning: Tuning = TUNING) -> np.ndarray:
+                thorough: bool = False, tuning: Tuning = TUNING, keep=()) -> np.ndarray:
     """``values`` of the model ``predict`` (values -> predictions of y) snapped to simple values
     where the data cannot tell them apart (the module's rules); ``phases``: the indices of
-    values that may snap to multiples of pi however loosely the data pin them. ``thorough``
+    values that may snap to multiples of pi however loosely the data pin them; ``keep``: the
+    indices of values that carry a physical unit (:attr:`SnapRun.keep`). ``thorough``
     (noisy data the model explains to all but ``snap_law_unexplained`` of the variance, at most
     ``restart_rows`` rows):
     the greedy order's result is also compared with restarts that fix one value first
@@ -147,7 +148,8 @@ def snap_values(predict, y, values, *, max_denominator: int = 12, rtol: float = 
     if noisy:
         se[open_] = standard_errors_of(predict, y, c, s2, open_)
     run = SnapRun(predict, sse, y, c.copy(), cur, s2, noisy, se.copy(), cap, rtol, max_denominator, tuple(phases),
-                    exact_tol=max(cur * 1.001, cur + 1e-10 * n * max(float(np.var(y)), 1e-300)), tuning=tuning)
+                    exact_tol=max(cur * 1.001, cur + 1e-10 * n * max(float(np.var(y)), 1e-300)), tuning=tuning,
+                    keep=tuple(int(j) for j in keep))
     c, open_, cur = _unit_scales(run, c, cur, open_)
     if noisy and len(open_) < c.size:
         se[open_] = standard_errors_of(predict, y, c, s2, open_)
@@ -206,7 +208,7 @@ def _restarts(run: SnapRun, c: np.ndarray) -> np.ndarray:
     best, now = c, run.length(c, bounded=False)
     moves = []
     for j in range(c.size):
-        if not (np.isfinite(start[j]) and np.isfinite(se[j]) and se[j] > 0):
+        if j in run.keep or not (np.isfinite(start[j]) and np.isfinite(se[j]) and se[j] > 0):
             continue
         sharp = j in run.phases or bool(se[j] <= run.tuning.snap_sharp * abs(start[j]))
         for q in simple_values(start[j], run.max_denominator, pi=sharp):
@@ -244,7 +246,7 @@ def _common_factor(run: SnapRun, c: np.ndarray) -> np.ndarray:
     simple). Kept where k and every ratio snap and the description length, k's code and the
     ratios' (1/(4 pi), 1/2, 1/2: 7.6 nats, against 14.6 for the three decimals) plus the data's
     cost, is the shorter, within the joint region."""
-    fac = [j for j in range(c.size) if np.isfinite(c[j]) and c[j] != 0 and not _small_integer(c[j])
+    fac = [j for j in range(c.size) if j not in run.keep and np.isfinite(c[j]) and c[j] != 0 and not _small_integer(c[j])
            and np.isfinite(run.start[j]) and run.start[j] != 0 and np.isfinite(run.se[j])]
     if len(fac) < 2:
         return c

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .affine import AffineProposer
 from .baselines import BaselinesProposer
+from .dimensions import DimensionsProposer
 from .families import FamiliesProposer
 from .laws import LawsProposer
 from .model import ModelProposer, SearchProposer, propose_skeletons
@@ -18,6 +19,6 @@ from .separable import SeparableProposer
 from .sums import SumsProposer
 from .template import TemplateProposer
 
-__all__ = ["AffineProposer", "BaselinesProposer", "FamiliesProposer", "LawsProposer", "ModelProposer",
+__all__ = ["AffineProposer", "BaselinesProposer", "DimensionsProposer", "FamiliesProposer", "LawsProposer", "ModelProposer",
            "OuterProposer", "PowersProposer", "RationalProposer", "ReductionsProposer", "ResidualProposer",
            "SearchProposer", "SeparableProposer", "SumsProposer", "TemplateProposer", "propose_skeletons"]

@@ -15,7 +15,7 @@ from ..laws import fitted_laws, law_basis
 from ..snapping import snaps_simply
 from ..terms import transformed_sums
 
-__all__ = ["ReductionsProposer"]
+__all__ = ["ReductionsProposer", "solved"]
 
 
 class ReductionsProposer:
@@ -46,7 +46,7 @@ class ReductionsProposer:
                 Z, rest = red.inputs(points.X), points.y / red.factor(points.X)
             if not (np.all(np.isfinite(Z)) and np.all(np.isfinite(rest)) and np.all(np.ptp(Z, axis=0) > 0)):
                 continue
-            out += _solved(search, red, Z, rest, first + len(out))
+            out += solved(search, red, Z, rest, first + len(out))
             found = _found(search, search.merge(pool, out))
             flipped = reciprocal(red, Z)
             if flipped is not None and search.context.users_data and smooth_in(Z[:, 0], rest, t) and not found:
@@ -55,7 +55,7 @@ class ReductionsProposer:
                 # only where y / prod w^a is a function of z alone (a reduction that loses an
                 # input would only spend the effort of the proposers after this one), and on
                 # the user's data only (a part's search has a share too small for two)
-                out += _solved(search, flipped, 1.0 / Z, rest, first + len(out))
+                out += solved(search, flipped, 1.0 / Z, rest, first + len(out))
                 # so is the split of z's power between the factor and g: x3 x4 g(z) or x1 x2 h(z)
                 for other in refactored(red, t.max_law_exponent):
                     with np.errstate(all="ignore"):
@@ -81,7 +81,7 @@ def _found(search: Search, pool: list[Candidate]) -> bool:
     return snaps_simply(c.tree, search.work, search.X, search.y, c.constants, search.tuning)
 
 
-def _solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
+def solved(search: Search, red: Reduction, Z: np.ndarray, rest: np.ndarray, rank: int) -> list[Candidate]:
     """The candidates of one reduced data set (Z, rest), written back over every input."""
     model_basis = search.model.basis_
     points = search.points
