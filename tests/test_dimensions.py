@@ -271,3 +271,30 @@ def test_an_inconsistent_leader_gives_way_to_a_consistent_finalist_within_the_no
     worse = E.copy()
     worse[1] = 3 * E[0]  # a practically worse fit keeps its place
     assert consistent_order(cands, b, worse, [0, 1], 1e-10, units) == [0, 1]
+
+
+def test_a_power_law_written_through_the_logarithm_is_consistent():
+    """exp(a log V) is V^a and log(x) + c is log(x / x0): a logarithm's unit goes into a
+    constant beside it, so the power laws of the powers proposer are not inconsistent."""
+    d = check(lambda V: 100.0 * sympy.exp(1.41 * sympy.log(V)), ["V"], ["L", "kPa"])
+    assert d.consistent
+    d = check(lambda P: 2.0 * sympy.log(P) + 3.5, ["P"], ["Pa", "1"])
+    assert d.consistent
+
+
+def test_a_term_of_no_effect_is_dropped_though_its_constant_carries_a_unit():
+    from superpos.symreg.snapping import snap_values
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(1, 3, 40)
+    y = 0.1003 * x**2 * (1 + 0.01 * rng.standard_normal(40))
+
+    def predict(v):
+        return v[0] * x**2 + v[1] * x
+
+    fitted = np.linalg.lstsq(np.c_[x**2, x], y, rcond=None)[0]
+    plain = snap_values(predict, y, fitted, thorough=True)
+    kept = snap_values(predict, y, fitted, keep=(0, 1), thorough=True)
+    assert plain[0] == 0.101 and plain[1] == 0.0
+    assert kept[1] == 0.0  # zero is zero in every unit
+    assert kept[0] != 0.101 and abs(kept[0] - 0.1003) < 0.002  # a simple number only in these units

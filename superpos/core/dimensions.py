@@ -273,6 +273,12 @@ class _Walk:
             return ("known", self.zero())
         if isinstance(e, (sympy.Max, sympy.Min)):
             return self(sympy.Add(*e.args))
+        if isinstance(e, sympy.log):
+            # the logarithm of a quantity with a unit: log(x) + c is log(x / x0) and exp(a log x)
+            # is x^a, so its unit goes into a constant beside it; no claim either way
+            s = self(e.args[0])
+            self.resolve(s, self.zero())
+            return ("known", self.zero())
         if isinstance(e, _PURE_FUNCTIONS) or isinstance(e, sympy.Function):
             for a in e.args:
                 self.pure(a, f"the argument of {type(e).__name__}")

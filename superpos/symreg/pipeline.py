@@ -165,9 +165,10 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     expr = monic_denominators(wrapped_phases(round_constants(to_sympy(win.tree, basis, constants), digits=12,
                                                              max_denominator=12, keep_floats=True)), shortest=True)
     # simplification multiplies constants out: a scale 1.5045 times a part's 0.66468 is 1.0
-    expr = readable_numbers(round_constants(simplify_capped(positive_inputs(cancelled_terms(expr, Xs, ys, tuning=tuning), X),
-                                                            float(settings.simplify_seconds), tuning=tuning),
-                                            digits=12, max_denominator=12, keep_floats=True))
+    # and sympy's sqrt(z^2) is |z| again: the positive inputs once more after it
+    expr = readable_numbers(round_constants(positive_inputs(simplify_capped(
+        positive_inputs(cancelled_terms(expr, Xs, ys, tuning=tuning), X), float(settings.simplify_seconds),
+        tuning=tuning), X), digits=12, max_denominator=12, keep_floats=True))
     used = inputs_used(win.tree, basis, expr)
     with np.errstate(all="ignore"):
         residuals = ys - evaluate(win.tree, basis, Xs, constants)

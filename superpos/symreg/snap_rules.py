@@ -53,8 +53,8 @@ class SnapRun:
     tuning: Tuning = TUNING
     keep: tuple = ()
     """Values that carry a physical unit: a simple number is no simpler in other units, so they
-    snap only where the data cannot tell them from it at all (within ``rtol``), never within
-    their uncertainty alone."""
+    snap only where the data cannot tell them from it at all (within ``rtol``), not within
+    their uncertainty alone; 0 (the term dropped) is 0 in every unit and stays open to them."""
 
     def greedy(self, c, cur, open_, se, snap=None, accept=None):
         """Across the open values (those in ``snap``, where given), the candidate of least code
@@ -76,7 +76,7 @@ class SnapRun:
                     # 0 is always tried against the exact tolerance: a term of no effect is dropped
                     # however small its constant (1.3e-8 is not within rtol of 0, yet does nothing)
                     close = q == 0 or abs(q - v) <= self.rtol * max(abs(v), 1e-3)
-                    ok = self.noisy and j not in self.keep and bool(np.isfinite(se[j]) and abs(q - v) <= self.tuning.snap_se * se[j]
+                    ok = self.noisy and (q == 0 or j not in self.keep) and bool(np.isfinite(se[j]) and abs(q - v) <= self.tuning.snap_se * se[j]
                                              and (q == 0 or abs(q - v) <= self.cap * abs(v)))
                     if close or ok:
                         z = abs(q - v) / se[j] if se[j] > 0 else 0.0
@@ -133,7 +133,7 @@ class SnapRun:
             moves = []
             for j in fixed:
                 for q in simple_values(start[j], self.max_denominator, pi=sharp[j]):
-                    if (j not in self.keep and q != c[j] and value_code(q) < value_code(c[j])
+                    if ((q == 0 or j not in self.keep) and q != c[j] and value_code(q) < value_code(c[j])
                             and abs(q - start[j]) <= self.tuning.snap_se * se[j]
                             and (q == 0 or abs(q - start[j]) <= self.cap * abs(start[j]))):
                         moves.append((value_code(q) - value_code(c[j]), j, q))
