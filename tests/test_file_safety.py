@@ -502,3 +502,18 @@ def test_usage_errors_are_one_line_with_option_names(args, match):
 def test_generate_refuses_at_once_what_it_cannot_give(tmp_path):
     r = runner.invoke(app, ["generate", str(tmp_path / "c.npz"), "--max-size", "1", "--n", "5", "--quiet"])
     assert one_error_line(r) and "distinct formulas" in r.output
+
+
+@pytest.mark.parametrize("after", [1.5, 4.0])
+def test_an_interrupt_during_a_search_of_the_largest_top_k_is_one_line_and_exit_130(tmp_path, after):
+    """SIGINT while 20,000 skeletons are decoded, screened and fitted (the compiled kernels
+    running, sympy simplifying) ends the call with one line and exit 130, never a crash."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(1, 3, (200, 3))
+    data = tmp_path / "three.csv"
+    np.savetxt(data, np.c_[X, X[:, 0] * np.exp(-X[:, 1] / X[:, 2]) + np.sin(X[:, 1])], delimiter=",",
+               header="a,b,c,y", comments="")
+    r = _interrupt(["predict", str(data), "--top-k", "20000", "--quiet"], after=after)
+    assert r.returncode in (130, 0), r.stderr  # 0: finished first (a fast machine)
+    if r.returncode == 130:
+        assert r.stderr == "error: interrupted\n" and r.stdout == ""
