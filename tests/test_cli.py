@@ -107,7 +107,7 @@ def test_predict_text_json_latex(model_file, tmp_path):
     js = json.loads(out.read_text())
     assert set(js) == {"formula", "status", "family", "parameters", "decomposition", "parts", "precision", "latex", "r2",
                        "seconds", "constants", "confidence",
-                       "noise", "inputs", "units", "columns", "dimensions", "left_out_but_related", "front",
+                       "noise", "inputs", "units", "columns", "dimensions", "alike", "left_out_but_related", "front",
                        "candidates"}
     assert js["dimensions"] is None and js["columns"] == [{"name": "speed", "unit": None, "integer": False, "used": True}]
     assert js["status"] == "exact" and js["precision"] is None  # full float digits: float64 round-off

@@ -370,3 +370,41 @@ def test_the_shortest_candidate_within_the_noise_leads():
     bad = np.vstack([base * 3 + 1e-2 * np.r_[[1.0, -1.0] * 7, 0.0], base])  # thrice the error, wide spread
     assert within_noise_order([short, long], bad, [1, 0], 1e-10) == [1, 0]
     assert within_noise_order([short, long], E, [1, 0], 1e-10, replace(TUNING, noise_tie_se=-1.0)) == [1, 0]
+
+
+def test_alike_finalists_are_those_the_cross_validation_cannot_tell_apart():
+    from superpos.core.basis import Basis
+    from superpos.core.tree import from_string
+    from superpos.symreg.candidates import Candidate
+    from superpos.symreg.selection import alike_finalists
+
+    b = Basis.default(n_variables=1)
+    names = tuple(b.to_list())
+    trees = [from_string(t, b) for t in ("mul(c, x1)", "mul(c, mul(x1, x1))", "add(x1, mul(c, sin(x1)))")]
+    cands = [Candidate(t, names, 0.0, 0, np.array([1.0]), 0.1, 0.1, "model") for t in trees]
+    rng = np.random.default_rng(0)
+    E = np.abs(rng.normal(0.1, 0.03, (3, 30)))
+    E[1] = E[0] + rng.normal(0, 0.003, 30)  # alike
+    E[2] = 5 * E[0]  # far worse
+    assert alike_finalists(cands, E, 0, 1e-10) == [cands[1]]
+    clean = np.full((3, 30), 1e-20)
+    clean[2] = 1e-3
+    assert alike_finalists(cands, clean, 0, 1e-10) == [cands[1]]  # exact too
+
+
+def test_an_alike_finalist_that_is_the_same_function_is_left_out():
+    from superpos.core.basis import Basis
+    from superpos.core.tree import from_string
+    from superpos.symreg.candidates import Candidate
+    from superpos.symreg.pipeline import different_beyond
+
+    b = Basis.default(n_variables=1)
+    names = tuple(b.to_list())
+    X = np.linspace(0.01, 0.02, 50)[:, None]  # a domain too narrow to tell sin x from x
+    win = Candidate(from_string("mul(c, sin(x1))", b), names, 0.0, 0, np.array([2.0]), 0, 0, "model")
+    same = Candidate(from_string("mul(sin(x1), c)", b), names, 0.0, 0, np.array([2.0]), 0, 0, "model")
+    shorter = Candidate(from_string("mul(c, x1)", b), names, 0.0, 0, np.array([2.0]), 0, 0, "model")
+    longer = Candidate(from_string("mul(c, sin(sin(x1)))", b), names, 0.0, 0, np.array([2.0]), 0, 0, "model")
+    kept = different_beyond([same, shorter, longer], win, np.array([2.0]), b, X, np.random.default_rng(0))
+    assert kept == [shorter]  # x and sin x agree on the data, not on a wider domain; no longer one
+

@@ -141,3 +141,11 @@ def test_the_regressor_names_dataframe_columns_with_units():
     X = pd.DataFrame({"L [m]": x})
     reg = SuperposRegressor(search_rounds=0, top_k=20, random_state=0).fit(X, 2.0 * np.sqrt(x))
     assert {str(s) for s in reg.expr_.free_symbols} == {"L"}
+
+
+def test_a_keyword_or_a_sympy_constant_as_a_column_name_is_renamed():
+    from superpos.core.units import column_units
+
+    names, units = column_names(["lambda [nm]", "pi", "E (V)", "x"])
+    assert names == ["lambda_", "pi_", "E_", "x"] and units == ["nm", None, "V", None]
+    assert column_units(names[:3], "x", None, {"lambda": "nm", "E": "V"}) == ("nm", None, "V", None)

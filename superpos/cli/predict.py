@@ -226,6 +226,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                            "inputs": [names[j] for j in f.inputs], "units": _units_by_name(settings.units, names, info),
                            "columns": _columns(X, names, settings.units, f.inputs),
                            "dimensions": _dimensions(f.dimensions),
+                           "alike": [str(e) for e in f.alike_formulas(names)] or None,
                            "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
                            "front": front, "candidates": cands}
                           | ({"trace": f.trace.to_dict()} if explain else {}), indent=2, allow_nan=False) + "\n"
@@ -238,6 +239,8 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
                 f"{str(rename_variables(e, names))} ({', '.join(names[j] for j in g)})" for g, e in f.parts) + "\n"
         if f.dimensions is not None:
             text += f"  units: {_dimensions_line(f.dimensions)}\n"
+        text += "".join(f"  alike: {g}   (as good on these points; another function beyond them)\n"
+                        for g in f.alike_formulas(names))
         if f.status == "approximation":
             shorter = [(k, e, g) for k, e, g in f.pareto_front(names) if k < f.complexity][-3:]
             text += "".join(f"  shorter: {g}   (R^2 {1 - e:.4f} on held-out points)\n" for _, e, g in reversed(shorter))

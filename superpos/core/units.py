@@ -18,6 +18,7 @@ the decades the structure model knows) is not about units.
 """
 from __future__ import annotations
 
+import keyword
 import math
 import re
 from dataclasses import dataclass
@@ -237,7 +238,8 @@ def column_names(header: list[str]) -> tuple[list[str], list[str | None]]:
     """Each column's readable name and its unit text (None without one): ``T [K]`` is T in K,
     ``rho (kg/m3)`` rho in kg/m3 (checked: a unit that cannot be read is an error naming the
     column); a name that is not an identifier is made one (:func:`identifier`), each column on
-    its own, and names made alike get a suffix _2, _3."""
+    its own, and names made alike get a suffix _2, _3; a Python keyword (``lambda``) or a name
+    sympy reads as a constant (``pi``, ``E``, ``I``) gets a trailing ``_``."""
     names, units, seen = [], [], set()
     for k, cell in enumerate(header):
         name, unit = split_header(str(cell))
@@ -247,6 +249,8 @@ def column_names(header: list[str]) -> tuple[list[str], list[str | None]]:
             except SuperposError as exc:
                 raise SuperposError(f"column {cell!r}: {exc}") from None
         ident = name if _IDENT.fullmatch(name) else identifier(name, f"x{k + 1}")
+        if keyword.iskeyword(ident) or ident in ("pi", "E", "I", "oo", "nan", "zoo", "S", "N", "O", "Q"):
+            ident += "_"  # a Python keyword (lambda) or a sympy constant is no variable's name when read back
         base, n = ident, 2
         while ident in seen:
             ident, n = f"{base}_{n}", n + 1
@@ -307,6 +311,7 @@ def column_units(names: list[str], target: str, found: dict | None = None, given
         if target in given and not _same_unit(given[target], unit):
             raise SuperposError(f"the units give the target both as {given[target]!r} ({target}) and {unit!r} (y)")
         given.setdefault(target, unit)
+    given = {(f"{k}_" if k not in columns and f"{k}_" in columns else k): u for k, u in given.items()}  # lambda: lambda_
     stray = [k for k in given if k not in columns]
     if stray:
         raise SuperposError(f"units for {', '.join(map(repr, stray))}, which is no column (columns: "

@@ -66,6 +66,10 @@ class Formula:
     parts: list = field(default_factory=list, repr=False)
     """[(inputs (0-based), part as sympy)] of such a formula: its terms or factors by group."""
     trace: object = field(default=None, repr=False)
+    alike: list = field(default_factory=list, repr=False)
+    """Finalists the data cannot tell from the formula that are another function beyond the
+    data (a law and its expansion on a narrow domain, two curves through noisy points):
+    :meth:`alike_formulas` shows them."""
     dimensions: object = field(default=None, repr=False)
     """With the columns' units: :class:`~superpos.core.dimensions.Dimensional` of ``expr``
     (whether its units agree, which constant carries which unit); None without units."""
@@ -86,6 +90,10 @@ class Formula:
         """The first ``limit`` candidates of distinct cleaned formulas, in the data's units:
         [(candidate, formula)] (:func:`~superpos.symreg.render.distinct_formulas`)."""
         return distinct_formulas(self.candidates, limit, names, self._shown())
+
+    def alike_formulas(self, names: list[str] | None = None) -> list[sympy.Expr]:
+        """The :attr:`alike` finalists as formulas, in the data's units and column ``names``."""
+        return [e for _, e in distinct_formulas(self.alike, len(self.alike), names, self._shown())]
 
     def _shown(self):
         """How a candidate's formula is shown: as it is, or for data rescaled by powers of ten

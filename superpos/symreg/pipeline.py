@@ -40,7 +40,7 @@ from .laws import baseline_trees
 from .plan import PLAN
 from .proposers import propose_skeletons
 from .render import cancelled_terms, monic_denominators, round_constants, signed_abs, simplify_capped, wrapped_phases
-from .selection import cross_validated_finalists, plausible, probe_points
+from .selection import cross_validated_finalists, plausible, probe_points, tie_keys
 from .separable import split_parts
 from .settings import FormulaSettings
 from .tuning import TUNING, Tuning
@@ -127,10 +127,11 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     clock.lap("fit_candidates")
 
     stages = [("search", cands[0])]
+    rivals: list = []
     if not search.settled(cands):
         affine = baseline_trees(basis, X.shape[1])[:1]
         cands = cross_validated_finalists(cands, basis, points, settings, seed, rng, affine, search.exact_below,
-                                          MODEL_SCORED, stages)
+                                          MODEL_SCORED, stages, rivals)
     else:
         stages.append(("settled (no cross-validation)", cands[0]))
     clock.lap("fit_candidates")
@@ -185,6 +186,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     rendered = textbook(found[0], constants, f"x{found[1] + 1}", float(np.max(np.abs(y)))) if found else None
     if rendered is not None:
         family, (shown, parameters) = found[0].name, rendered
+    alike = different_beyond(rivals, win, constants, basis, Xs, np.random.default_rng(seed), tuning)
     clock.lap("simplify")
     # the model's own basis unless the formula needs a law's function (its colours come after)
     names = own.to_list() if int(np.max(win.tree)) < len(own) else basis.to_list()
@@ -192,7 +194,7 @@ def _find_formula(X: np.ndarray, y: np.ndarray, predictor, settings: FormulaSett
     return Formula(expr, np.asarray(win.tree, dtype=np.int64), np.asarray(constants, dtype=np.float64),
                    names, cands, clock.laps, errors, confidence, noise, used, left_out, status, family, parameters,
                    shown, search.exact_below, decomposition=win.decomposition[0] if parts else "", parts=parts,
-                   trace=trace)
+                   trace=trace, alike=alike)
 
 
 def _trace(search: Search, stages: list, cands: list[Candidate], basis: Basis) -> Trace:
@@ -219,6 +221,51 @@ class _Writer:
     def __call__(self, c: Candidate) -> str:
         return str(round_constants(to_sympy(c.tree, self.basis, c.constants), digits=4, max_denominator=12,
                                    keep_floats=True))
+
+
+def different_beyond(rivals: list[Candidate], win: Candidate, constants: np.ndarray, basis: Basis, X: np.ndarray,
+                     rng: np.random.Generator, tuning: Tuning = TUNING, limit: int = 3) -> list[Candidate]:
+    """Of the finalists the cross-validation could not tell from the winner (``rivals``,
+    simplest first), the first ``limit`` no longer than it (tie keys) that are another function
+    and differ from each other: apart by more than ``alike_beyond`` (relative) on more than that
+    share of points drawn over a box 10^8 times the data's (log-uniform for a positive input,
+    10^8 of its width for another). The same law written as another tree agrees everywhere and
+    is left out; a law and its expansion on a domain too narrow to tell them, or two curves
+    through noisy points, are kept: the data do not choose between them."""
+    if not rivals:
+        return []
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    width = np.where(hi > lo, hi - lo, np.maximum(np.abs(hi), 1.0))
+    u = rng.uniform(size=(400, X.shape[1]))
+    with np.errstate(all="ignore"):
+        P = np.where(lo > 0, np.exp(np.log(lo) - 18.4 + u * (np.log(hi) - np.log(lo) + 36.8)),
+                     lo - 1e8 * width + u * 2e8 * width)
+
+    def values(tree, c):
+        with np.errstate(all="ignore"):
+            return evaluate(tree, basis, P, c)
+
+    def apart(f, g) -> bool:
+        both = np.isfinite(f) & np.isfinite(g)
+        if both.sum() < 20:
+            return both.sum() < 0.5 * f.size  # undefined where the other is defined
+        with np.errstate(all="ignore"):
+            rel = np.abs(f[both] - g[both]) / np.maximum(np.maximum(np.abs(f[both]), np.abs(g[both])), 1e-300)
+        return float(np.mean(rel > tuning.alike_beyond)) > tuning.alike_beyond
+
+    longest = tie_keys([win])[0, 0]
+    shown = [values(win.tree, constants)]
+    out = []
+    for c, k in zip(rivals, tie_keys(rivals)[:, 0]):
+        if k > longest or not np.all(np.isfinite(c.constants)):
+            continue
+        g = values(c.tree, c.constants)
+        if all(apart(f, g) for f in shown):
+            out.append(c)
+            shown.append(g)
+        if len(out) == limit:
+            break
+    return out
 
 
 def positive_inputs(expr, X: np.ndarray):

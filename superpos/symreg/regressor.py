@@ -118,6 +118,9 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         it added and the best error before and after; and which ordering of the selection put
         the winner ahead of the runner-up. ``trace_.text()`` reads it, ``trace_.to_dict()`` is
         its versioned JSON form (docs/trace.md).
+    alike_ : formulas the data cannot tell from ``expr_`` that are other functions beyond the
+        data (a law and its expansion on a narrow domain, two curves through noisy points):
+        the data do not choose between them.
     dimensions_ : with every column's unit, :class:`~superpos.core.dimensions.Dimensional`:
         whether the formula's units agree and the unit of each constant that carries one
         (and the physical constant it matches); None otherwise.
@@ -191,6 +194,7 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         self.constants_se_, self.confidence_, self.noise_ = f.standard_errors, f.confidence, f.noise
         self.inputs_, self.left_out_, self.scales_ = f.inputs, f.left_out, f.scales
         self.status_, self.trace_, self.dimensions_ = f.status, f.trace, f.dimensions
+        self.alike_ = f.alike_formulas(names if expr is not f.expr else None)
         self.family_, self.parameters_ = f.family, dict(f.parameters)
         self.decomposition_, self.parts_ = f.decomposition, list(f.parts)
         self.textbook_ = f.shown(names if expr is not f.expr else None) if f.textbook else ""

@@ -21,7 +21,7 @@ from .unit_constants import scored_variants, unit_variants
 
 __all__ = ["tie_keys", "tie_order", "front", "selection_order", "rank_candidates", "paired_order", "best_order", "mdl_order", "cross_validated_finalists",
            "probe_points", "plausible", "beyond_points", "explodes", "extrapolation_order", "honest_order",
-           "within_noise_order", "consistent_order"]
+           "within_noise_order", "consistent_order", "alike_finalists"]
 
 
 def tie_keys(cands: list[Candidate]) -> np.ndarray:
@@ -115,7 +115,8 @@ def front(cands: list[Candidate], limit: int) -> list[Candidate]:
 
 def cross_validated_finalists(cands: list[Candidate], basis, points: Points, settings, seed: int,
                               rng: np.random.Generator, affine: list, exact_below: float = 1e-10,
-                              model_scored=frozenset(), stages: list | None = None) -> list[Candidate]:
+                              model_scored=frozenset(), stages: list | None = None,
+                              alike: list | None = None) -> list[Candidate]:
     """``cands`` with their finalists first, ranked by K-fold cross-validation on all the
     points (constants refitted on each fold's other points) under :func:`paired_order`.
     The finalists are the first ``cv_finalists`` under the tie rule, as many of least
@@ -133,7 +134,9 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     orders them: ``"validation"`` (:func:`paired_order`), ``"best"`` (:func:`best_order`) or
     ``"mdl"`` (:func:`mdl_order`, which refits and snaps them on all the points and sets their
     ``code_length``); then :func:`extrapolation_order` applies. ``stages``, where given, gets
-    (stage, leader) after each ordering (the trace's record of what chose the winner)."""
+    (stage, leader) after each ordering (the trace's record of what chose the winner);
+    ``alike``, where given, the finalists the cross-validation cannot tell from the leader
+    (:func:`alike_finalists`)."""
     note = (lambda stage, order: stages.append((stage, order[0]))) if stages is not None else (lambda *_: None)
     t = settings.tuning
     keys = {np.asarray(t, dtype=np.int64).tobytes() for t in affine}
@@ -181,7 +184,25 @@ def cross_validated_finalists(cands: list[Candidate], basis, points: Points, set
     ordered = extrapolation_order(ordered, basis, points.X, points.y, exact_below, rng,
                                   settings.tie_tolerance(cv.n_validation), tuning=t)
     note("extrapolation", ordered)
+    if alike is not None:
+        alike += alike_finalists(finalists, errors, row[id(ordered[0])], exact_below, t)
     return ordered + rest
+
+
+def alike_finalists(cands: list[Candidate], per_point: np.ndarray, b: int, exact_below: float,
+                    tuning: Tuning = TUNING) -> list[Candidate]:
+    """The finalists the cross-validation cannot tell from finalist ``b``: exact too where b is
+    exact, else within the noise (:func:`_within_noise`), simplest first."""
+    E = np.asarray(per_point, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        mean = np.where(np.all(np.isfinite(E), axis=1), E.mean(axis=1), np.inf)
+    if not np.isfinite(mean[b]) or E.shape[1] < 3:
+        return []
+    exact = mean[b] < exact_below
+    tied = [k for k in range(len(cands)) if k != b
+            and (mean[k] < exact_below if exact else _within_noise(E, mean, k, b, tuning))]
+    keys = tie_keys(cands)
+    return [cands[k] for k in sorted(tied, key=lambda k: (keys[k, 0], mean[k]))]
 
 
 def within_noise_order(cands: list[Candidate], per_point: np.ndarray, order: list[int], exact_below: float,

@@ -264,6 +264,8 @@ class Tuning:
     """An approximation gives up at most this much log error per node saved (log error per node)."""
     noise_tie_se: float = 2.0
     """A shorter finalist ties with the leader on noisy data while its paired cross-validated error is within this many standard errors (standard errors)."""
+    alike_beyond: float = 0.05
+    """A finalist as good on the data is another function where it parts from the winner by more than this (relative) on more than this share of a box far wider than the data (share)."""
 
     # --- writing the formula
     factor_time_share: float = 0.25
