@@ -298,3 +298,34 @@ def test_a_term_of_no_effect_is_dropped_though_its_constant_carries_a_unit():
     assert plain[0] == 0.101 and plain[1] == 0.0
     assert kept[1] == 0.0  # zero is zero in every unit
     assert kept[0] != 0.101 and abs(kept[0] - 0.1003) < 0.002  # a simple number only in these units
+
+
+def test_fitted_powers_and_nodes_without_a_rule_make_no_claim():
+    x1, c0, c1 = sympy.symbols("x1 c0 c1")
+    units = [parse_unit("s"), parse_unit("m/s")]
+    d = dimensional_constants(2.99792458e8 * x1**1.37, ["x1"], units, ["s", "m/s"])
+    assert d.consistent and d.constants == ()  # no unit claimed for c, so no false name
+    d = dimensional_constants(c0 / sympy.Abs(x1)**c1 + 2.0, ["x1"], units, ["s", "m/s"], values={"c0": 1.5, "c1": 3.0})
+    assert d.consistent
+    m = [parse_unit("m"), parse_unit("m")]
+    assert dimensional_constants(3.0 * x1**2.0, ["x1"], m, ["m", "m"]).constants[0].unit == "m^-1"  # 2.0 is 2
+    assert dimensional_constants(x1 + 1, ["x1"], m, ["m", "m"]).consistent  # x + 1 is x + x0
+    assert dimensional_constants(sympy.Mod(x1, 2.0), ["x1"], m, ["m", "m"]).consistent
+    assert not dimensional_constants(sympy.Max(x1, 2 * x1), ["x1"], [parse_unit("m"), parse_unit("s")],
+                                     ["m", "s"]).consistent  # no constant turns metres into seconds
+
+
+def test_a_named_constant_keeps_its_parentheses():
+    assert physical_constant(1 / (np.sqrt(2) * 6.6743e-11), parse_unit("kg s^2 m^-3").dimension) == "1/(sqrt(2) G)"
+
+
+def test_the_regressor_reads_a_targets_unit_from_the_frames_attrs_and_an_input_named_y():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    x, z = rng.uniform(1, 3, 30), rng.uniform(1, 3, 30)
+    df = pd.DataFrame({"x [m]": x, "y [s]": z, "P": x * z})
+    df.attrs["units"] = {"P": "m s"}  # pandas copies it onto df["P"]
+    r = SuperposRegressor(random_state=0, search_rounds=0).fit(df[["x [m]", "y [s]"]], df["P"])
+    assert r.dimensions_ is not None and r.dimensions_.consistent
+    with pytest.raises(SuperposError, match="unit texts"):
+        SuperposRegressor(units=5).fit(np.c_[x, z], x * z)

@@ -89,11 +89,23 @@ def physical_constant(value_si: float, dimension: tuple, rtol: float = 1e-3) -> 
                         sym = f"1/sqrt({name})"
                     elif p == -1:
                         sym = f"1/{name}"
-                    out = sym if not text else (f"{text} {sym}" if not sym.startswith("1/") else
-                                                f"{text}/{sym[2:]}" if not text.startswith("1/") else
-                                                f"1/({text[2:].strip('()')} {sym[2:]})")
+                    out = sym if not text else f"{text} {sym}" if not sym.startswith("1/") else \
+                        f"{text}/{sym[2:]}" if not text.startswith("1/") else f"1/({_unwrapped(text[2:])} {sym[2:]})"
                     return ("-" if value_si < 0 else "") + out
     return None
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` without one pair of parentheses around all of it (``(4 pi)`` is ``4 pi``;
+    ``sqrt(2)`` stays)."""
+    if text.startswith("(") and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0 and k < len(text) - 1:
+                return text
+        return text[1:-1]
+    return text
 
 
 def _rational_matrix(rows) -> sympy.Matrix:
@@ -116,8 +128,8 @@ def _integer_vector(v) -> tuple[int, ...]:
 
 def pi_groups(inputs: list[tuple], target: tuple) -> tuple[tuple[Fraction, ...], tuple[tuple[int, ...], ...]] | None:
     """(a, groups) of Buckingham's theorem for inputs of dimensions ``inputs`` and a target of
-    dimension ``target``: y / prod x^a is dimensionless (a over the fewest inputs, sympy's
-    particular solution) and each group prod x^b is a dimensionless product (integer b, a basis
+    dimension ``target``: y / prod x^a is dimensionless (a: sympy's particular solution, over
+    the pivot columns of the inputs in their order) and each group prod x^b is a dimensionless product (integer b, a basis
     of the null space); None where no product of the inputs has y's dimension (the law then
     holds a dimensional constant of its own)."""
     m = len(inputs)
@@ -225,18 +237,13 @@ class _Walk:
         if e.is_NumberSymbol or e.is_number:
             return ("known", self.zero())
         if e.is_Add:
-            states = [self(a) for a in e.args]
-            known = [s[1] for s in states if s[0] == "known"]
-            for v in known[1:]:
-                if self.dimension(v) != self.dimension(known[0]):
-                    raise _Inconsistent(f"a sum of terms in {self.describe(known[0])} and in {self.describe(v)}")
-            if known:
-                for s in states:
-                    self.resolve(s, known[0])
-                return ("known", known[0])
-            return ("free", [entry for s in states for entry in s[1]])
+            return self.sum(e.args)
         if e.is_Mul:
             states = [self(a) for a in e.args]
+            if any(s == ("free", []) for s in states):  # a fitted power: no claim on the product
+                for s in states:
+                    self.resolve(s, self.zero())
+                return ("free", [])
             total = self.zero()
             for s in states:
                 if s[0] == "known":
@@ -249,13 +256,16 @@ class _Walk:
             return ("free", [(k, a, tuple(y - a * t for y, t in zip(b, total))) for k, a, b in frees[0][1]])
         if e.is_Pow:
             base, ex = e.args
+            if isinstance(ex, sympy.Float):  # 2.0 is 2; 1.37 stays a fitted exponent
+                q = Fraction(float(ex)).limit_denominator(12)
+                ex = sympy.Rational(q.numerator, q.denominator) if abs(float(q) - float(ex)) <= 1e-9 else ex
             if ex.is_Number and ex.is_rational:
                 p = Fraction(int(ex.p), int(ex.q))
                 s = self(base)
                 if s[0] == "known":
                     return ("known", tuple(p * x for x in s[1]))
                 return ("free", [(k, a / p, b) for k, a, b in s[1]])
-            if ex.is_Number or (ex.is_Symbol and ex.name in self.values):
+            if ex.is_Number or (ex.free_symbols and all(s.name in self.values for s in ex.free_symbols)):
                 # a fitted exponent: the power's unit is the base's to a power not known in
                 # advance, which the constant in front of it carries
                 self(ex)
@@ -272,18 +282,42 @@ class _Walk:
             self(e.args[0])
             return ("known", self.zero())
         if isinstance(e, (sympy.Max, sympy.Min)):
-            return self(sympy.Add(*e.args))
+            return self.sum(e.args)
         if isinstance(e, sympy.log):
             # the logarithm of a quantity with a unit: log(x) + c is log(x / x0) and exp(a log x)
             # is x^a, so its unit goes into a constant beside it; no claim either way
             s = self(e.args[0])
             self.resolve(s, self.zero())
             return ("known", self.zero())
-        if isinstance(e, _PURE_FUNCTIONS) or isinstance(e, sympy.Function):
+        if isinstance(e, _PURE_FUNCTIONS):
             for a in e.args:
                 self.pure(a, f"the argument of {type(e).__name__}")
             return ("known", self.zero())
-        raise _Inconsistent(f"no rule for {type(e).__name__}")
+        for a in e.args:  # a node without a rule (Piecewise, Mod, atan2, re): no claim
+            if isinstance(a, sympy.Expr):
+                s = self(a)
+                self.resolve(s, self.zero())
+        return ("free", [])
+
+    def sum(self, args) -> tuple:
+        """The state of a sum (or of Max / Min) of ``args``: their known units must agree; a bare
+        1 or -1 there is a constant like any other (x + 1 is x + x0)."""
+        states = []
+        for a in args:
+            if a in (1, -1):
+                self.constants.append([float(a), None, None])
+                states.append(("free", [(len(self.constants) - 1, Fraction(1), self.zero())]))
+            else:
+                states.append(self(a))
+        known = [s[1] for s in states if s[0] == "known"]
+        for v in known[1:]:
+            if self.dimension(v) != self.dimension(known[0]):
+                raise _Inconsistent(f"a sum of terms in {self.describe(known[0])} and in {self.describe(v)}")
+        if known:
+            for s in states:
+                self.resolve(s, known[0])
+            return ("known", known[0])
+        return ("free", [entry for s in states for entry in s[1]])
 
     def pure(self, arg, what: str) -> None:
         s = self(arg)

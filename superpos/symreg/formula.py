@@ -66,6 +66,8 @@ class Formula:
     parts: list = field(default_factory=list, repr=False)
     """[(inputs (0-based), part as sympy)] of such a formula: its terms or factors by group."""
     trace: object = field(default=None, repr=False)
+    """The search's :class:`~superpos.symreg.trace.Trace`: what each proposer of each context
+    did, and what chose the winner."""
     alike: list = field(default_factory=list, repr=False)
     """Finalists the data cannot tell from the formula that are another function beyond the
     data (a law and its expansion on a narrow domain, two curves through noisy points):
@@ -73,8 +75,6 @@ class Formula:
     dimensions: object = field(default=None, repr=False)
     """With the columns' units: :class:`~superpos.core.dimensions.Dimensional` of ``expr``
     (whether its units agree, which constant carries which unit); None without units."""
-    """The search's :class:`~superpos.symreg.trace.Trace`: what each proposer of each context
-    did, and what chose the winner."""
 
     @property
     def complexity(self) -> int:

@@ -247,8 +247,10 @@ def different_beyond(rivals: list[Candidate], win: Candidate, constants: np.ndar
 
     def apart(f, g) -> bool:
         both = np.isfinite(f) & np.isfinite(g)
+        if np.mean(np.isfinite(f) != np.isfinite(g)) > tuning.alike_beyond:
+            return True  # one is undefined where the other is defined
         if both.sum() < 20:
-            return both.sum() < 0.5 * f.size  # undefined where the other is defined
+            return False  # both undefined over most of the box: nothing tells them apart
         with np.errstate(all="ignore"):
             rel = np.abs(f[both] - g[both]) / np.maximum(np.maximum(np.abs(f[both]), np.abs(g[both])), 1e-300)
         return float(np.mean(rel > tuning.alike_beyond)) > tuning.alike_beyond

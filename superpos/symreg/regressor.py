@@ -205,18 +205,22 @@ class SuperposRegressor(RegressorMixin, BaseEstimator):
         """Each column's unit (the target last) from the column names, the DataFrame's and the
         Series' attributes and the ``units`` parameter; None where none has one."""
         target = str(getattr(y, "name", None) or "y")
-        target = target if target not in names else "y"
+        target = target if target not in names else "(the target)"  # an input named y keeps its own unit
         found = {n: u for n, u in zip(names, header_units) if u is not None}
-        attrs = dict(getattr(X, "attrs", None) or {}).get("units") or {}
+        attrs = dict(getattr(X, "attrs", None) or {}).get("units", None)
+        attrs = {} if attrs is None else attrs
         if not isinstance(attrs, dict):
             raise SuperposError("a DataFrame's attrs['units'] must map column names to unit texts")
         y_attrs = dict(getattr(y, "attrs", None) or {})
-        if y_attrs.get("unit") or y_attrs.get("units"):
-            attrs = {**attrs, target: y_attrs.get("unit") or y_attrs.get("units")}
+        y_unit = y_attrs.get("unit", y_attrs.get("units"))
+        if isinstance(y_unit, dict):  # pandas copies a DataFrame's attrs onto its columns
+            y_unit = y_unit.get(getattr(y, "name", None))
+        if y_unit is not None:
+            attrs = {**attrs, target: y_unit}
         merged = column_units(names, target, found, attrs)
         given = self.units
         if given is not None and not isinstance(given, dict):
-            if isinstance(given, str) or len(given) != len(names) + 1:
+            if not isinstance(given, (list, tuple)) or len(given) != len(names) + 1:
                 raise SuperposError(f"units must be a mapping (column -> unit) or {len(names) + 1} unit texts, one per "
                                     "input and the target last")
             given = {n: u for n, u in zip(names + [target], given) if u is not None}
