@@ -238,8 +238,8 @@ def column_names(header: list[str]) -> tuple[list[str], list[str | None]]:
     """Each column's readable name and its unit text (None without one): ``T [K]`` is T in K,
     ``rho (kg/m3)`` rho in kg/m3 (checked: a unit that cannot be read is an error naming the
     column); a name that is not an identifier is made one (:func:`identifier`), each column on
-    its own, and names made alike get a suffix _2, _3; a Python keyword (``lambda``) or a name
-    sympy reads as a constant (``pi``, ``E``, ``I``) gets a trailing ``_``."""
+    its own, and names made alike get a suffix _2, _3; a Python keyword (``lambda``) gets a
+    trailing ``_``."""
     names, units, seen = [], [], set()
     for k, cell in enumerate(header):
         name, unit = split_header(str(cell))
@@ -249,8 +249,8 @@ def column_names(header: list[str]) -> tuple[list[str], list[str | None]]:
             except SuperposError as exc:
                 raise SuperposError(f"column {cell!r}: {exc}") from None
         ident = name if _IDENT.fullmatch(name) else identifier(name, f"x{k + 1}")
-        if keyword.iskeyword(ident) or ident in ("pi", "E", "I", "oo", "nan", "zoo", "S", "N", "O", "Q"):
-            ident += "_"  # a Python keyword (lambda) or a sympy constant is no variable's name when read back
+        if keyword.iskeyword(ident):
+            ident += "_"  # a Python keyword (lambda) is no variable's name when the formula is read back
         base, n = ident, 2
         while ident in seen:
             ident, n = f"{base}_{n}", n + 1
