@@ -13,6 +13,7 @@ import typer
 
 from .._console import library_text_to_stderr
 from ..exceptions import SuperposError
+from .answer import columns, dimensions, dimensions_line, finite, units_by_name
 from .base import check_folder, command, option_names, soft_interrupts
 from .progress import progress_bars
 
@@ -210,24 +211,24 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
     if fmt == "json":
         import json
 
-        cands = [{"formula": str(e), "r2": _finite(c.r2_validation),
-                  "loglik": _finite(c.log_likelihood) if c.source in MODEL_SCORED else None,
-                  "source": c.source, "code_length": _finite(c.code_length)}
+        cands = [{"formula": str(e), "r2": finite(c.r2_validation),
+                  "loglik": finite(c.log_likelihood) if c.source in MODEL_SCORED else None,
+                  "source": c.source, "code_length": finite(c.code_length)}
                  for c, e in f.distinct_candidates(20, names)]
-        consts = [{"value": _finite(v), "standard_error": _finite(e)} for v, e in zip(f.constants, f.standard_errors)]
-        front = [{"complexity": k, "validation_nmse": _finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
-        params = {k: _finite(v) for k, v in f.parameters.items()}
+        consts = [{"value": finite(v), "standard_error": finite(e)} for v, e in zip(f.constants, f.standard_errors)]
+        front = [{"complexity": k, "validation_nmse": finite(e), "formula": str(g)} for k, e, g in f.pareto_front(names)]
+        params = {k: finite(v) for k, v in f.parameters.items()}
         parts = [{"inputs": [names[j] for j in g], "formula": str(rename_variables(e, names))} for g, e in f.parts]
         text = json.dumps({"formula": f.shown(names), "status": f.status, "family": f.family or None,
                            "parameters": params or None, "decomposition": f.decomposition or None,
-                           "parts": parts or None, "latex": sympy.latex(expr), "r2": _finite(r2),
+                           "parts": parts or None, "latex": sympy.latex(expr), "r2": finite(r2),
                            "seconds": seconds, "precision": settings.precision,
-                           "constants": consts, "confidence": _finite(f.confidence), "noise": _finite(f.noise),
-                           "inputs": [names[j] for j in f.inputs], "units": _units_by_name(settings.units, names, info),
-                           "columns": _columns(X, names, settings.units, f.inputs),
-                           "dimensions": _dimensions(f.dimensions),
+                           "constants": consts, "confidence": finite(f.confidence), "noise": finite(f.noise),
+                           "inputs": [names[j] for j in f.inputs], "units": units_by_name(settings.units, names, info),
+                           "columns": columns(X, names, settings.units, f.inputs),
+                           "dimensions": dimensions(f.dimensions),
                            "alike": [str(e) for e in f.alike_formulas(names)] or None,
-                           "left_out_but_related": [{"input": names[j], "F": _finite(F)} for j, F in f.left_out],
+                           "left_out_but_related": [{"input": names[j], "F": finite(F)} for j, F in f.left_out],
                            "front": front, "candidates": cands}
                           | ({"trace": f.trace.to_dict()} if explain else {}), indent=2, allow_nan=False) + "\n"
     elif fmt == "latex":
@@ -238,7 +239,7 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
             text += f"  {f.decomposition} of {len(f.parts)} parts: " + "; ".join(
                 f"{str(rename_variables(e, names))} ({', '.join(names[j] for j in g)})" for g, e in f.parts) + "\n"
         if f.dimensions is not None:
-            text += f"  units: {_dimensions_line(f.dimensions)}\n"
+            text += f"  units: {dimensions_line(f.dimensions)}\n"
         text += "".join(f"  alike: {g}   (as good on these points; another function beyond them)\n"
                         for g in f.alike_formulas(names))
         if f.status == "approximation":
@@ -259,46 +260,6 @@ def _predict_one(path: str, model, target, settings, fmt: str, output, plot, qui
         from ..plot import plot_prediction
 
         plot_prediction(plot, X, y, f, predictor, names, f"{f.shown(names)}   R^2 = {r2:.4f}")
-
-
-def _units_by_name(units: tuple | None, names: list[str], info: dict) -> dict | None:
-    """Each column's unit by name (the target's too), as the search had them; None without any."""
-    if units is None:
-        return None
-    columns = list(names) + [info.get("target", "y")]
-    return {n: u for n, u in zip(columns, units) if u is not None}
-
-
-def _columns(X: np.ndarray, names: list[str], units: tuple | None, used) -> list[dict]:
-    """Per input column: its name, its unit (or null), whether it takes only integer values
-    (a count, a quantum number) and whether the formula uses it."""
-    with np.errstate(all="ignore"):
-        integer = [bool(np.all(X[:, j] == np.round(X[:, j]))) for j in range(X.shape[1])]
-    return [{"name": n, "unit": None if units is None else units[j], "integer": integer[j], "used": j in set(used)}
-            for j, n in enumerate(names)]
-
-
-def _dimensions(d) -> dict | None:
-    """The JSON of what dimensional analysis says (null without every column's unit)."""
-    if d is None:
-        return None
-    return {"consistent": d.consistent, "why": d.why or None,
-            "constants": [{"value": _finite(c.value), "unit": c.unit, "si_dimension": c.si,
-                           "si_value": _finite(c.si_value), "name": c.name} for c in d.constants]}
-
-
-def _dimensions_line(d) -> str:
-    """One line of what dimensional analysis says: whether the units agree, the constants' units."""
-    if not d.consistent:
-        return f"inconsistent ({d.why})"
-    consts = "; ".join(f"{c.value:.6g} [{c.unit}]" + (f" = {c.name}" if c.name else "") for c in d.constants)
-    return "consistent" + (f"; {consts}" if consts else "; every constant dimensionless")
-
-
-def _finite(v) -> float | None:
-    """A number for JSON: None (null) where it is not finite, so the output is valid JSON."""
-    v = float(v)
-    return v if np.isfinite(v) else None
 
 
 def _solve_file(predictor, f: str, target, settings, auto: bool = False, template: str | None = None,
@@ -323,7 +284,7 @@ def _solve_file(predictor, f: str, target, settings, auto: bool = False, templat
                     _with_units(_with_precision(settings, info, auto), names, info, given), template, names, []))
             with np.errstate(all="ignore"):
                 row.update(formula=found.shown(names), status=found.status,
-                           r2=_finite(r2(y, found.predict(X))))
+                           r2=finite(r2(y, found.predict(X))))
     except SuperposError as exc:
         row["error"] = one_line(exc, 400)
     except Exception as exc:  # noqa: BLE001 - one data set's bug must not stop the batch
